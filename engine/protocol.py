@@ -1,0 +1,130 @@
+"""The interface every game module implements, and the value types it shares.
+
+A game is a module whose top-level names satisfy `Game`; `engine.games.GAMES` maps each game id to its module.
+States are frozen dataclasses: `apply` returns a new state and never mutates its input. Actions are the JSON
+objects clients post (`{"type": "attack", "card": "6H"}`), so `legal_actions` is exactly what the API lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from engine.cards import Card
+
+Seat = int
+Action = Mapping[str, Any]
+JSON = Any
+
+StateT = TypeVar("StateT")
+OptionsT = TypeVar("OptionsT", contravariant=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, in past tense (`attacked`, `drew`, `bout_ended`).
+
+    `public` holds the fields every viewer sees. `private` maps a seat to extra fields only that seat sees
+    (e.g. the cards it drew, where others see only `count`); `engine.redaction.event_for` merges them per viewer.
+    """
+
+    type: str
+    public: Mapping[str, JSON] = field(default_factory=dict)
+    private: Mapping[Seat, Mapping[str, JSON]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A finished game's outcome (shared/API.md "The view": `result`).
+
+    `scores` maps a seat number, as a string, to its score; `reason` is a rules-file word such as `durak`.
+    """
+
+    winners: tuple[Seat, ...]
+    losers: tuple[Seat, ...]
+    draw: bool
+    scores: Mapping[str, int]
+    reason: str
+
+    def to_json(self) -> dict[str, JSON]:
+        """The JSON object of the API's `result`."""
+        return {
+            "winners": list(self.winners),
+            "losers": list(self.losers),
+            "draw": self.draw,
+            "scores": dict(self.scores),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer may know: `state` is the API view's `state`, `seats` the public facts per seat.
+
+    `seats[i]` is merged into the API's `seats[i]` (e.g. `{"hand_size": 6}`).
+    """
+
+    state: JSON
+    seats: Sequence[Mapping[str, JSON]]
+
+
+class Game(Protocol[StateT, OptionsT]):
+    """One game's rules, as module-level names (checked by mypy against each module)."""
+
+    ID: str
+    TITLE: str
+    SEATS: range
+    ACTION_TYPES: tuple[str, ...]
+
+    def describe_options(self) -> dict[str, JSON]:
+        """Each option's name -> `{"type": ..., "default": ..., ...}` for `GET /v1/rules/{game}`."""
+        ...
+
+    def parse_options(self, raw: Mapping[str, JSON]) -> OptionsT:
+        """Validate a create request's `options`; raises `InvalidOptions`."""
+        ...
+
+    def full_deck(self, options: OptionsT) -> tuple[Card, ...]:
+        """The game's deck in canonical order."""
+        ...
+
+    def new_game(self, seats: int, options: OptionsT, deck: Sequence[Card], seed: int) -> StateT:
+        """Deal `deck` (top first) to `seats` players; `seed` drives any later chance."""
+        ...
+
+    def to_act(self, state: StateT) -> frozenset[Seat]:
+        """The seats that may act now (empty once finished)."""
+        ...
+
+    def legal_actions(self, state: StateT, seat: Seat) -> list[Action]:
+        """The exact bodies `seat` may post now, in the rules file's order; empty when not its turn."""
+        ...
+
+    def apply(self, state: StateT, seat: Seat, action: Action) -> tuple[StateT, list[Event]]:
+        """Play one action; raises `GameFinished`, `NotYourTurn`, `IllegalAction`."""
+        ...
+
+    def view(self, state: StateT, seat: Seat | None) -> View:
+        """What `seat` (None: a spectator) may see."""
+        ...
+
+    def result(self, state: StateT) -> Result | None:
+        """The outcome, or None while the game is in play."""
+        ...
+
+    def cards_in_play(self, state: StateT) -> list[Card]:
+        """Every card of the state, wherever it lies (for the conservation property)."""
+        ...
+
+    def hidden_from(self, state: StateT, seat: Seat | None) -> set[Card]:
+        """The cards `seat` may not see now (for the redaction property)."""
+        ...
+
+    def dump_state(self, state: StateT) -> dict[str, JSON]:
+        """A JSON-safe dict of `state` that `load_state` turns back into an equal state."""
+        ...
+
+    def load_state(self, data: Mapping[str, JSON]) -> StateT:
+        """Inverse of `dump_state`."""
+        ...

@@ -1,0 +1,78 @@
+"""Frozen dataclass states <-> JSON-safe dicts, so the store can keep any game's state.
+
+Supported field types: int, str, bool, None, `Card` (stored as its code), `Enum` (by value), nested frozen
+dataclasses, `tuple[T, ...]`, `tuple[A, B]`, `X | None`. The format is versioned by `FORMAT`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+from engine.cards import Card
+
+FORMAT = 1
+
+
+def dump(value: Any) -> Any:
+    """A JSON-safe form of `value` (a state dataclass or anything inside one).
+
+    >>> from engine.cards import Suit
+    >>> dump((Card(10, Suit.HEARTS), None, 3))
+    ['10H', None, 3]
+    """
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: dump(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [dump(item) for item in value]
+    return value
+
+
+def load(cls: type, data: Mapping[str, Any], parse_card: Callable[[str], Card]) -> Any:
+    """Rebuild a `cls` instance from `dump`'s output; `parse_card` reads the game's card codes.
+
+    Raises:
+        KeyError, TypeError, ValueError: `data` does not have the shape of `cls` (a stored state from another
+            format version, or a bug).
+    """
+    return _load(cls, data, parse_card)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _load(hint: Any, data: Any, parse_card: Callable[[str], Card]) -> Any:
+    if hint is Card:
+        return parse_card(data)
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        if data is None:
+            return None
+        (inner,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return _load(inner, data, parse_card)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_load(args[0], item, parse_card) for item in data)
+        return tuple(_load(arg, item, parse_card) for arg, item in zip(args, data, strict=True))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(data)
+    if dataclasses.is_dataclass(hint):
+        hints = _hints(hint)
+        return hint(**{f.name: _load(hints[f.name], data[f.name], parse_card) for f in dataclasses.fields(hint)})
+    if hint in (int, str, bool):
+        if not isinstance(data, hint):
+            raise TypeError(f"expected {hint.__name__}, got {data!r}")
+        return data
+    raise TypeError(f"cannot load a field of type {hint!r}")

@@ -1,0 +1,31 @@
+"""The Flask app factory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from service import config, errors
+from service.extensions import CardroomApi
+from service.routes import games, health, rules
+from service.store import GameStore
+from service.turns import make_queue
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app: settings from the environment, then `test_config`'s overrides.
+
+    One Redis connection pool per process, shared by the store, pub/sub long-polls and the RQ queue.
+    """
+    app = Flask("cardroom")
+    app.config.update(config.from_environment())
+    if test_config:
+        app.config.update(test_config)
+    api = CardroomApi(app)
+    for blueprint in (rules.blp, games.blp, health.blp):
+        api.register_blueprint(blueprint)
+    errors.register(app)
+    store = GameStore(config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"])
+    app.extensions["cardroom"] = games.Services(store=store, queue=make_queue(store, app.config["RQ_QUEUE"]))
+    return app

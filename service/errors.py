@@ -1,0 +1,62 @@
+"""The one map from failures to HTTP errors, and the error envelope (shared/API.md "Actions and errors").
+
+Every error body is flask-smorest's envelope plus a stable machine-readable `error`:
+`{"code": 422, "status": "Unprocessable Entity", "error": "illegal_action", "message": "6H does not beat 9H"}`.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+import redis
+from flask import Flask
+
+from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
+from service.store import GameNotFound, VersionConflict
+
+STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
+    IllegalAction: 422,
+    InvalidDeck: 422,
+    InvalidOptions: 422,
+    NotYourTurn: 403,
+    GameFinished: 409,
+}
+
+# The `error` of an HTTP error raised without one (routing, webargs validation, body size).
+DEFAULT_ERROR_CODES = {
+    400: "invalid_request",
+    401: "unauthorized",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "invalid_request",
+    422: "invalid_request",
+}
+
+
+def envelope(status: int, error: str, message: str, **extra: Any) -> dict[str, Any]:
+    """The error body for `status` with machine code `error` and human `message`."""
+    return {"code": status, "status": HTTPStatus(status).phrase, "error": error, "message": message, **extra}
+
+
+def register(app: Flask) -> None:
+    """Register the handlers of engine errors, store errors and Redis outages on `app`."""
+
+    @app.errorhandler(GameError)
+    def game_error(error: GameError):  # type: ignore[no-untyped-def]
+        status = STATUS_OF_GAME_ERROR[type(error)]
+        return envelope(status, error.error_code, str(error)), status
+
+    @app.errorhandler(GameNotFound)
+    def game_not_found(error: GameNotFound):  # type: ignore[no-untyped-def]
+        return envelope(404, "game_not_found", f"no game {error}"), 404
+
+    @app.errorhandler(VersionConflict)
+    def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]
+        return envelope(409, "version_conflict", "the game changed meanwhile: read it again and retry"), 409
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def store_unavailable(error: redis.RedisError):  # type: ignore[no-untyped-def]
+        return envelope(503, "store_unavailable", "the game store is unreachable: nothing was changed"), 503

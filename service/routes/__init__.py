@@ -1,0 +1,1 @@
+"""HTTP routes: rules, games (games, seats, view, actions, events) and health."""

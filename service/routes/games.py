@@ -1,0 +1,312 @@
+"""Games: create, lobby, take a seat, view (ETag, long-poll), actions (If-Match, Idempotency-Key), events."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app, request
+from flask.views import MethodView
+from flask_smorest import Blueprint, abort
+from marshmallow import ValidationError
+from rq import Queue
+
+from engine import GAMES
+from engine.ai import LEVELS
+from engine.cards import parse_deck, shuffled
+from engine.protocol import Event
+from service.schemas.actions import ACTION_SCHEMAS, ActionSchema
+from service.schemas.games import (
+    CreateGameSchema,
+    EventListSchema,
+    EventsQuerySchema,
+    GameListQuerySchema,
+    GameListSchema,
+    JoinSchema,
+    SeatedViewSchema,
+    ViewQuerySchema,
+    ViewSchema,
+)
+from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token, seat_for_token
+from service.turns import enqueue_ai_turns, pending_ai, play, record_change
+from service.views import event_view, game_view, stored_event
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
+
+JOIN_ATTEMPTS = 8
+
+
+@dataclass
+class Services:
+    """What the routes need, kept in `app.extensions["cardroom"]`: the store and the AI queue."""
+
+    store: GameStore
+    queue: Queue
+
+
+def services() -> Services:
+    """The current app's store and queue."""
+    return current_app.extensions["cardroom"]
+
+
+def bearer_token() -> str | None:
+    """The token of `Authorization: Bearer <token>`, or None without one."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def viewer_seat(record: GameRecord, required: bool) -> int | None:
+    """The seat of the request's token (None: a spectator, when allowed); aborts 401 for a token of no seat."""
+    token = bearer_token()
+    if token is None and not required:
+        return None
+    seat = None if token is None else seat_for_token(record, token)
+    if seat is None:
+        abort(401, message="this token holds no seat of this game", error="unauthorized")
+    return seat
+
+
+def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
+    """The API view of `record` for `seat`, with `pending_ai` read from the queue."""
+    return game_view(record, seat, pending_ai(services().queue, record))
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh player token (256 random bits, URL-safe) and its stored hash."""
+    token = secrets.token_urlsafe(32)
+    return token, hash_token(token)
+
+
+@blp.route("")
+class Games(MethodView):
+    """Create games and list the lobby."""
+
+    @blp.arguments(CreateGameSchema)
+    @blp.response(201, SeatedViewSchema, headers={"Location": {"schema": {"type": "string"}}})
+    @blp.alt_response(404, schema="Error", description="unknown_game")
+    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck")
+    def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
+        """Create a game.
+
+        The creator takes the first human seat and gets its `player_token`. The game starts once every human
+        seat is taken; a game of AI seats only starts at once and plays itself.
+        """
+        if body["game"] not in GAMES:
+            abort(404, message=f"no game called {body['game']!r}", error="unknown_game")
+        game = GAMES[body["game"]]
+        options = game.parse_options(body["options"])
+        if len(body["seats"]) not in game.SEATS:
+            abort(422, message=f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats",
+                  error="invalid_request")
+        seats = []
+        for number, spec in enumerate(body["seats"]):
+            if spec["kind"] == "ai":
+                if spec.get("level") not in LEVELS[game.ID]:
+                    abort(422, message=f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}",
+                          error="invalid_request")
+                seats.append(SeatRecord(kind="ai", name=f"AI ({spec['level']})", level=spec["level"]))
+            else:
+                seats.append(SeatRecord(kind="human"))
+        full_deck = game.full_deck(options)
+        seed = body.get("seed", secrets.randbits(63))
+        deck = parse_deck(body["deck"], full_deck) if "deck" in body else shuffled(full_deck, seed)
+        state = game.new_game(len(seats), options, deck, seed)
+
+        token = None
+        humans = [number for number, seat in enumerate(seats) if seat.kind == "human"]
+        creator = humans[0] if humans else None
+        if creator is not None:
+            token, seats[creator].token_hash = new_token()
+            seats[creator].name = body["seats"][creator].get("name", f"Player {creator}")
+        record = GameRecord(
+            game_id=uuid.uuid4().hex,
+            game=game.ID,
+            version=1,
+            status="waiting",
+            created_at=time.time(),
+            seats=seats,
+            options=body["options"],
+            state=game.dump_state(state),
+        )
+        if not record.open_seats():
+            record.status = "active"
+        event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
+        store = services().store
+        store.create(record, [stored_event(record.version, event)])
+        enqueue_ai_turns(store, services().queue, record)
+        response = {**view_of(record, creator), "player_token": token}
+        return response, 201, {"Location": f"/v1/games/{record.game_id}"}
+
+    @blp.arguments(GameListQuerySchema, location="query")
+    @blp.response(200, GameListSchema)
+    def get(self, query: dict[str, Any]):  # type: ignore[no-untyped-def]
+        """List games: by default those waiting for players (the lobby).
+
+        Filter by `game` and `status`; page with `offset` and `limit` (at most 100).
+        """
+        games = []
+        for record in services().store.listing(query["status"], 0, query["limit"]):
+            if query.get("game") not in (None, record.game):
+                continue
+            games.append(record)
+            if len(games) == query["offset"] + query["limit"] + 1:
+                break
+        page = games[query["offset"] : query["offset"] + query["limit"]]
+        has_more = len(games) > query["offset"] + query["limit"]
+        return {
+            "games": [
+                {
+                    "game_id": record.game_id,
+                    "game": record.game,
+                    "status": record.status,
+                    "version": record.version,
+                    "seats": game_view(record, None, [])["seats"],
+                    "open_seats": record.open_seats(),
+                }
+                for record in page
+            ],
+            "next_offset": query["offset"] + query["limit"] if has_more else None,
+        }
+
+
+@blp.route("/<game_id>/seats")
+class Seats(MethodView):
+    """Take a seat."""
+
+    @blp.arguments(JoinSchema)
+    @blp.response(201, SeatedViewSchema)
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
+    def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+        """Take an open human seat.
+
+        The lowest open seat unless `seat` is given. The game starts when every human seat is taken.
+        """
+        store = services().store
+        for _ in range(JOIN_ATTEMPTS):
+            record = store.load(game_id)
+            open_seats = record.open_seats()
+            if not open_seats:
+                abort(409, message="every seat of this game is taken", error="game_full")
+            seat = body.get("seat", open_seats[0])
+            if seat not in open_seats:
+                abort(409, message=f"seat {seat} is not an open human seat", error="seat_taken")
+            token, token_hash = new_token()
+            seats = [SeatRecord(**vars(entry)) for entry in record.seats]
+            seats[seat].token_hash = token_hash
+            seats[seat].name = body["name"]
+            started = len(open_seats) == 1
+            new_record = dataclasses.replace(
+                record, seats=seats, version=record.version + 1, status="active" if started else "waiting"
+            )
+            event = Event("seat_taken", {"seat": seat, "name": body["name"], "started": started})
+            try:
+                record_change(store, services().queue, record, new_record, event)
+            except VersionConflict:
+                continue  # someone else joined meanwhile: look at the seats again
+            return {**view_of(new_record, seat), "player_token": token}
+        abort(409, message="the game kept changing: try again", error="version_conflict")
+
+
+@blp.route("/<game_id>")
+class GameResource(MethodView):
+    """One game as the viewer may see it."""
+
+    @blp.arguments(ViewQuerySchema, location="query")
+    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.alt_response(304, description="not modified: If-None-Match names the version, or no newer version came")
+    @blp.alt_response(401, schema="Error", description="unauthorized")
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.doc(security=[{}, {"bearer": []}])
+    def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+        """View a game: your seat's view with a token, the spectator view without.
+
+        The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
+        until the version exceeds N; if none came it answers 304.
+        """
+        store = services().store
+        after = query.get("after_version")
+        if after is not None and query["wait"] > 0:
+            store.wait_for_version(game_id, after, min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
+        record = store.load(game_id)
+        seat = viewer_seat(record, required=False)
+        version = str(record.version)
+        if version in request.if_none_match or (after is not None and record.version <= after):
+            return "", 304, {"ETag": f'"{version}"'}
+        return view_of(record, seat), 200, {"ETag": f'"{version}"'}
+
+
+@blp.route("/<game_id>/actions")
+class Actions(MethodView):
+    """Play."""
+
+    @blp.arguments(ActionSchema)
+    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.alt_response(401, schema="Error", description="unauthorized")
+    @blp.alt_response(403, schema="Error", description="not_your_turn")
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
+    @blp.alt_response(412, schema="Error", description="precondition_failed")
+    @blp.alt_response(422, schema="Error", description="invalid_request, illegal_action, idempotency_key_reused")
+    @blp.doc(security=[{"bearer": []}])
+    def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+        """Play one action: one of your view's `legal_actions`, verbatim.
+
+        `If-Match` (optional) names the version you saw: an older one gets 412. A repeated `Idempotency-Key`
+        with the same body returns the first response and applies nothing.
+        """
+        store = services().store
+        record = store.load(game_id)
+        seat = viewer_seat(record, required=True)
+        key = request.headers.get("Idempotency-Key")
+        fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
+        if key:
+            remembered = store.remembered_response(game_id, key)
+            if remembered is not None:
+                if remembered["request"] != fingerprint:
+                    abort(422, message="this Idempotency-Key was used with another request",
+                          error="idempotency_key_reused")
+                return remembered["body"], remembered["status"], {"ETag": f'"{remembered["body"]["version"]}"'}
+        if record.status == "finished":
+            abort(409, message="the game is finished", error="game_finished")
+        try:
+            action = ACTION_SCHEMAS[record.game]().load(body)
+        except ValidationError as error:
+            abort(422, message=f"not a valid {record.game} action", errors=error.messages, error="invalid_request")
+        if request.if_match and not request.if_match.contains(str(record.version)):
+            abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
+        new_record = play(store, services().queue, record, seat, action)
+        view = view_of(new_record, seat)
+        if key:
+            store.remember_response(
+                game_id, key, {"request": fingerprint, "status": 200, "body": view},
+                current_app.config["IDEMPOTENCY_TTL_SECONDS"],
+            )
+        return view, 200, {"ETag": f'"{new_record.version}"'}
+
+
+@blp.route("/<game_id>/events")
+class Events(MethodView):
+    """History."""
+
+    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.response(200, EventListSchema)
+    @blp.alt_response(401, schema="Error", description="unauthorized")
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.doc(security=[{}, {"bearer": []}])
+    def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+        """The game's events after version `after`, redacted for the viewer."""
+        store = services().store
+        record = store.load(game_id)
+        seat = viewer_seat(record, required=False)
+        events = [event_view(stored, seat) for stored in store.events(game_id) if stored["version"] > query["after"]]
+        return {"game_id": game_id, "version": record.version, "events": events}

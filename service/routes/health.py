@@ -1,0 +1,31 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+blp = Blueprint("health", __name__, url_prefix="", description="Probes")
+
+
+@blp.route("/healthz")
+class Health(MethodView):
+    """Liveness."""
+
+    @blp.response(200)
+    def get(self):  # type: ignore[no-untyped-def]
+        """The process is up (does not touch Redis)."""
+        return {"status": "ok"}
+
+
+@blp.route("/readyz")
+class Ready(MethodView):
+    """Readiness."""
+
+    @blp.response(200)
+    @blp.alt_response(503, schema="Error", description="store_unavailable")
+    def get(self):  # type: ignore[no-untyped-def]
+        """Redis answers: the service can take requests."""
+        current_app.extensions["cardroom"].store.client.ping()  # unreachable: 503 store_unavailable
+        return {"status": "ok"}

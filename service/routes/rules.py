@@ -1,0 +1,51 @@
+"""`GET /v1/rules` and `GET /v1/rules/{game}`: the games offered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask_smorest import Blueprint, abort
+
+from engine import GAMES
+from engine.ai import LEVELS
+from service.schemas.games import RulesSchema
+
+blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="The games offered and their options")
+
+
+def describe(game_id: str) -> dict[str, Any]:
+    """The rules entry of one game: id, title, seat counts, options with defaults, action types, AI levels."""
+    game = GAMES[game_id]
+    return {
+        "id": game.ID,
+        "title": game.TITLE,
+        "seats": {"min": game.SEATS.start, "max": game.SEATS.stop - 1},
+        "options": game.describe_options(),
+        "action_types": list(game.ACTION_TYPES),
+        "ai_levels": list(LEVELS[game_id]),
+        "rules": f"shared/rules/{game_id}.md",
+    }
+
+
+@blp.route("")
+class RulesList(MethodView):
+    """The games offered."""
+
+    @blp.response(200, RulesSchema(many=True))
+    def get(self):  # type: ignore[no-untyped-def]
+        """List the games offered."""
+        return [describe(game_id) for game_id in sorted(GAMES)]
+
+
+@blp.route("/<game>")
+class Rules(MethodView):
+    """One game's rules entry."""
+
+    @blp.response(200, RulesSchema)
+    @blp.alt_response(404, schema="Error", description="unknown_game")
+    def get(self, game: str):  # type: ignore[no-untyped-def]
+        """Describe one game: seats, options, action types, AI levels."""
+        if game not in GAMES:
+            abort(404, message=f"no game called {game!r}", error="unknown_game")
+        return describe(game)

@@ -1,0 +1,160 @@
+"""Schemas of games, seats, views and events (shared/API.md "Resources", "The view")."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from service.store import STATUSES
+
+NAME = fields.String(validate=validate.Length(min=1, max=40), metadata={"example": "Ann"})
+
+
+class SeatSpecSchema(ma.Schema):
+    """One seat of a new game: a human (named when taken) or an AI of some level."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
+    name = fields.String(validate=validate.Length(min=1, max=40), metadata={"example": "Ann"})
+    level = fields.String(metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}"})
+
+
+class CreateGameSchema(ma.Schema):
+    """Create a game; the creator takes the first human seat."""
+
+    game = fields.String(required=True, metadata={"example": "durak"})
+    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=8))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    deck = fields.Raw(
+        metadata={
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "the whole deck as card codes, top card first; must be a permutation of the game's deck",
+        }
+    )
+    seed = fields.Integer(
+        validate=validate.Range(min=0, max=2**63 - 1), metadata={"description": "makes the shuffle reproducible"}
+    )
+
+
+class JoinSchema(ma.Schema):
+    """Take an open human seat (the lowest open one unless `seat` is given)."""
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=40), metadata={"example": "Bob"})
+    seat = fields.Integer(validate=validate.Range(min=0, max=7))
+
+
+class SeatViewSchema(ma.Schema):
+    """One seat as everyone sees it."""
+
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    name = fields.String(allow_none=True)
+    level = fields.String(metadata={"description": "AI seats only"})
+    open = fields.Boolean(metadata={"description": "human seats only: nobody has taken it yet"})
+    hand_size = fields.Integer(metadata={"description": "once dealt, in games with hands"})
+
+
+class ResultSchema(ma.Schema):
+    """The outcome of a finished game."""
+
+    winners = fields.List(fields.Integer(), required=True)
+    losers = fields.List(fields.Integer(), required=True)
+    draw = fields.Boolean(required=True)
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    reason = fields.String(required=True, metadata={"example": "durak"})
+
+
+class ViewSchema(ma.Schema):
+    """A game as one viewer (a seat, or a spectator) may see it."""
+
+    game_id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    you = fields.Integer(allow_none=True, required=True, metadata={"description": "your seat; null: spectator"})
+    seats = fields.List(fields.Nested(SeatViewSchema), required=True)
+    to_act = fields.List(fields.Integer(), required=True)
+    pending_ai = fields.List(fields.Integer(), required=True)
+    legal_actions = fields.List(
+        fields.Dict(), required=True, metadata={"description": "each the exact body to POST to /actions"}
+    )
+    state = fields.Raw(
+        allow_none=True, required=True, metadata={"type": "object", "description": "game-specific table"}
+    )
+    result = fields.Nested(ResultSchema, allow_none=True, required=True)
+
+
+class SeatedViewSchema(ViewSchema):
+    """The view for a new seat, with the seat's secret token (shown once)."""
+
+    player_token = fields.String(required=True, metadata={"description": "send as Authorization: Bearer <token>"})
+
+
+class GameSummarySchema(ma.Schema):
+    """A game in the lobby."""
+
+    game_id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatViewSchema), required=True)
+    open_seats = fields.List(fields.Integer(), required=True)
+
+
+class GameListSchema(ma.Schema):
+    """One page of the lobby; `next_offset` is null on the last page."""
+
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_offset = fields.Integer(allow_none=True, required=True)
+
+
+class GameListQuerySchema(ma.Schema):
+    """Lobby filters and paging."""
+
+    game = fields.String()
+    status = fields.String(load_default="waiting", validate=validate.OneOf(STATUSES))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class ViewQuerySchema(ma.Schema):
+    """Long-poll: with `after_version`, hold the request up to `wait` seconds until the version exceeds it."""
+
+    after_version = fields.Integer(validate=validate.Range(min=0))
+    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30))
+
+
+class EventsQuerySchema(ma.Schema):
+    """Events after version `after` (0: all)."""
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class EventSchema(ma.Schema):
+    """One event as the viewer may see it; other fields depend on `type`."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+
+
+class EventListSchema(ma.Schema):
+    """Events of a game, oldest first."""
+
+    game_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Dict(), required=True)
+
+
+class RulesSchema(ma.Schema):
+    """A game Cardroom offers."""
+
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    seats = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    options = fields.Dict(required=True)
+    action_types = fields.List(fields.String(), required=True)
+    ai_levels = fields.List(fields.String(), required=True)
+    rules = fields.String(required=True, metadata={"description": "where the full rules are"})

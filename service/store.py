@@ -1,0 +1,229 @@
+"""GameStore: every game's record, events, tokens and idempotency keys in Redis.
+
+Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic write stays legal on a Cluster:
+- `<prefix>:{<id>}:game`   hash: `version` (int) and `record` (the JSON `GameRecord`)
+- `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
+- `<prefix>:{<id>}:idem:<sha256 of key>`  the first response to an `Idempotency-Key`, with a TTL
+- `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write
+- `<prefix>:index:<status>` sorted set of game ids by creation time, for the lobby
+
+Flask-free: the RQ worker imports it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+STATUSES = ("waiting", "active", "finished")
+
+# One atomic step: compare the version, write the record, append the events, publish (shared/API.md versions).
+_COMPARE_AND_SET = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
+for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+redis.call('PUBLISH', KEYS[3], ARGV[2])
+return 1
+"""
+
+
+class VersionConflict(Exception):
+    """The game's version moved on since it was read: someone else's write won."""
+
+
+class GameNotFound(Exception):
+    """No game with that id (never created, or expired)."""
+
+
+@dataclass
+class SeatRecord:
+    """One seat: `kind` "human" or "ai"; a human seat is open until `token_hash` is set."""
+
+    kind: str
+    name: str | None = None
+    level: str | None = None
+    token_hash: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """True for a human seat nobody has taken yet."""
+        return self.kind == "human" and self.token_hash is None
+
+
+@dataclass
+class GameRecord:
+    """A game as stored: metadata, seats and the engine state (`engine` game module's `dump_state` output)."""
+
+    game_id: str
+    game: str
+    version: int
+    status: str
+    created_at: float
+    seats: list[SeatRecord]
+    options: dict[str, Any]
+    state: dict[str, Any]
+    result: dict[str, Any] | None = None
+    ai_failures: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        """The stored JSON text."""
+        data = {**self.__dict__, "seats": [seat.__dict__ for seat in self.seats]}
+        return json.dumps(data, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: bytes | str) -> GameRecord:
+        """Inverse of `to_json`."""
+        data = json.loads(text)
+        data["seats"] = [SeatRecord(**seat) for seat in data["seats"]]
+        return cls(**data)
+
+    def open_seats(self) -> list[int]:
+        """Seat numbers of the human seats not taken yet."""
+        return [number for number, seat in enumerate(self.seats) if seat.is_open]
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a player token: hex SHA-256 (the token itself is never stored)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def seat_for_token(record: GameRecord, token: str) -> int | None:
+    """The seat whose token this is, compared in constant time; None when it matches no seat."""
+    presented = hash_token(token)
+    found = None
+    for number, seat in enumerate(record.seats):
+        if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, presented):
+            found = number
+    return found
+
+
+class GameStore:
+    """Reads and writes games under one key prefix. `client` is a bytes (not decoding) redis-py client."""
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._compare_and_set = client.register_script(_COMPARE_AND_SET)
+
+    def _key(self, game_id: str, part: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:{part}"
+
+    def channel(self, game_id: str) -> str:
+        """The pub/sub channel on which each new version of the game is published."""
+        return self._key(game_id, "version")
+
+    def create(self, record: GameRecord, events: Sequence[dict[str, Any]] = ()) -> None:
+        """Store a new game at `record.version`.
+
+        Raises:
+            VersionConflict: a game with that id exists already.
+        """
+        key = self._key(record.game_id, "game")
+        with self.client.pipeline() as pipe:
+            pipe.hsetnx(key, "version", record.version)
+            pipe.hset(key, "record", record.to_json())
+            if events:
+                pipe.rpush(self._key(record.game_id, "events"), *[json.dumps(e) for e in events])
+            created, *_ = pipe.execute()
+        if not created:
+            raise VersionConflict(record.game_id)
+        self._index(record)
+
+    def load(self, game_id: str) -> GameRecord:
+        """The game's current record.
+
+        Raises:
+            GameNotFound: no such game.
+        """
+        text = self.client.hget(self._key(game_id, "game"), "record")
+        if text is None:
+            raise GameNotFound(game_id)
+        return GameRecord.from_json(text)
+
+    def version(self, game_id: str) -> int | None:
+        """The game's current version, or None for no such game."""
+        value = self.client.hget(self._key(game_id, "game"), "version")
+        return None if value is None else int(value)
+
+    def save(self, record: GameRecord, expected_version: int, events: Sequence[dict[str, Any]]) -> None:
+        """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
+
+        Raises:
+            VersionConflict: the stored version is not `expected_version`; nothing was written.
+        """
+        keys = [self._key(record.game_id, "game"), self._key(record.game_id, "events"), self.channel(record.game_id)]
+        args = [str(expected_version), str(record.version), record.to_json(), *[json.dumps(e) for e in events]]
+        if not self._compare_and_set(keys=keys, args=args):
+            raise VersionConflict(record.game_id)
+        self._index(record)
+
+    def _index(self, record: GameRecord) -> None:
+        # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
+        # because the lobby re-reads each record.
+        with self.client.pipeline(transaction=False) as pipe:
+            for status in STATUSES:
+                index = f"{self.prefix}:index:{status}"
+                if status == record.status:
+                    pipe.zadd(index, {record.game_id: record.created_at})
+                else:
+                    pipe.zrem(index, record.game_id)
+            pipe.execute()
+
+    def events(self, game_id: str) -> list[dict[str, Any]]:
+        """All stored events of the game, oldest first."""
+        return [json.loads(item) for item in self.client.lrange(self._key(game_id, "events"), 0, -1)]
+
+    def listing(self, status: str, offset: int, limit: int) -> Iterator[GameRecord]:
+        """Records of games with `status`, newest first, skipping `offset` (games that expired are skipped)."""
+        index = f"{self.prefix}:index:{status}"
+        position = offset
+        while True:
+            ids = self.client.zrevrange(index, position, position + limit - 1)
+            if not ids:
+                return
+            for game_id in ids:
+                try:
+                    yield self.load(game_id.decode())
+                except GameNotFound:
+                    self.client.zrem(index, game_id)
+            position += len(ids)
+
+    def remembered_response(self, game_id: str, key: str) -> dict[str, Any] | None:
+        """The stored first response to this `Idempotency-Key` (`{"request": sha, "status": int, "body": ...}`)."""
+        text = self.client.get(self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest()))
+        return None if text is None else json.loads(text)
+
+    def remember_response(self, game_id: str, key: str, response: dict[str, Any], ttl_seconds: int) -> None:
+        """Keep the first response to an `Idempotency-Key` for `ttl_seconds`; a later one does not replace it."""
+        name = self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest())
+        self.client.set(name, json.dumps(response), nx=True, ex=ttl_seconds)
+
+    def wait_for_version(self, game_id: str, after_version: int, timeout_seconds: float) -> int | None:
+        """Block until the game's version exceeds `after_version` or `timeout_seconds` pass.
+
+        Woken by the pub/sub message every write publishes; subscribes before re-reading the version so no
+        write can slip between the read and the wait. Returns the version seen last (None: no such game).
+        """
+        deadline = time.monotonic() + timeout_seconds
+        pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        try:
+            pubsub.subscribe(self.channel(game_id))
+            version = self.version(game_id)
+            while version is not None and version <= after_version:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                message = pubsub.get_message(timeout=remaining)
+                if message is not None:
+                    version = int(message["data"])
+            return version
+        finally:
+            pubsub.close()

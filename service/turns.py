@@ -1,0 +1,107 @@
+"""The one write path for every change to a game: humans through the API and AI seats through the worker.
+
+Each function loads nothing itself beyond what it is given, applies the pure engine function, then makes one
+compare-and-set write (`GameStore.save`), and enqueues the next AI turn. A rejection raises before any write.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from rq import Queue
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job, JobStatus
+
+from engine import GAMES, GameFinished, NotYourTurn
+from engine.protocol import Action, Event
+from service.store import GameRecord, GameStore
+from service.views import stored_event
+
+AI_JOB = "worker.jobs.play_ai_turn"
+AI_JOB_TIMEOUT_SECONDS = 60
+_PENDING = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+
+
+def make_queue(store: GameStore, name: str) -> Queue:
+    """The RQ queue of AI turns, on the store's Redis, with the JSON serializer the worker uses too."""
+    return Queue(name, connection=store.client, serializer="json")
+
+
+def ai_job_id(game_id: str, version: int, seat: int) -> str:
+    """The unique RQ job id of one AI turn: a duplicate enqueue of the same turn is refused by RQ."""
+    return f"ai-{game_id}-{version}-{seat}"
+
+
+def play(store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action) -> GameRecord:
+    """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
+
+    Raises:
+        GameFinished: the game has a result (shared/API.md errors, 409).
+        NotYourTurn: the game is waiting for players, or `seat` may not act now.
+        IllegalAction: the rules forbid `action` now.
+        VersionConflict: another write landed first; nothing was changed.
+    """
+    if record.status == "finished":
+        raise GameFinished("the game is finished")
+    if record.status == "waiting":
+        raise NotYourTurn("the game has not started: human seats are still open")
+    game = GAMES[record.game]
+    state, events = game.apply(game.load_state(record.state), seat, action)
+    result = game.result(state)
+    new_record = dataclasses.replace(
+        record,
+        version=record.version + 1,
+        state=game.dump_state(state),
+        status="finished" if result else "active",
+        result=result.to_json() if result else None,
+    )
+    store.save(new_record, record.version, [stored_event(new_record.version, event) for event in events])
+    enqueue_ai_turns(store, queue, new_record)
+    return new_record
+
+
+def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
+    """Store a change that is not a game action (a seat taken, the game started) and wake the AI if due.
+
+    Raises:
+        VersionConflict: another write landed first; nothing was changed.
+    """
+    store.save(new_record, record.version, [stored_event(new_record.version, event)])
+    enqueue_ai_turns(store, queue, new_record)
+
+
+def ai_seats_to_act(record: GameRecord) -> list[int]:
+    """The AI seats that may act now in an active game."""
+    if record.status != "active":
+        return []
+    game = GAMES[record.game]
+    to_act = game.to_act(game.load_state(record.state))
+    return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]
+
+
+def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord) -> None:
+    """Enqueue one job per AI seat that is to act at `record.version`; repeats are harmless (unique job ids)."""
+    for seat in ai_seats_to_act(record):
+        try:
+            queue.enqueue_call(
+                AI_JOB,
+                args=(store.prefix, record.game_id, record.version, seat),
+                job_id=ai_job_id(record.game_id, record.version, seat),
+                timeout=AI_JOB_TIMEOUT_SECONDS,
+                unique=True,
+            )
+        except DuplicateJobError:
+            pass
+
+
+def pending_ai(queue: Queue, record: GameRecord) -> list[int]:
+    """AI seats to act whose job for the current version is queued or running (shared/API.md `pending_ai`)."""
+    pending = []
+    for seat in ai_seats_to_act(record):
+        try:
+            job = Job.fetch(ai_job_id(record.game_id, record.version, seat), queue.connection, queue.serializer)
+        except NoSuchJobError:
+            continue
+        if job.get_status(refresh=False) in _PENDING:
+            pending.append(seat)
+    return pending
+

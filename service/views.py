@@ -1,0 +1,82 @@
+"""The API view of a game for one viewer (shared/API.md "The view"), built from a stored record.
+
+Flask-free: the worker builds an AI seat's view with the same function, so an AI sees exactly what a
+human in that seat would see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import GAMES
+from engine.ai import SeatView
+from engine.protocol import Event
+from engine.redaction import event_for
+from service.store import GameRecord
+
+
+def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> dict[str, Any]:
+    """The view of `record` for `seat` (None: a spectator); `pending_ai` lists AI seats being computed.
+
+    While the game is `waiting` nothing has been dealt for anyone to see: `state` is null, `to_act` empty.
+    """
+    game = GAMES[record.game]
+    seats: list[dict[str, Any]] = []
+    for number, seat_record in enumerate(record.seats):
+        entry: dict[str, Any] = {"seat": number, "kind": seat_record.kind, "name": seat_record.name}
+        if seat_record.kind == "ai":
+            entry["level"] = seat_record.level
+        else:
+            entry["open"] = seat_record.is_open
+        seats.append(entry)
+    state_json = None
+    to_act: list[int] = []
+    legal: list[dict[str, Any]] = []
+    if record.status != "waiting":
+        state = game.load_state(record.state)
+        view = game.view(state, seat)
+        state_json = view.state
+        for entry, public in zip(seats, view.seats, strict=True):
+            entry.update(public)
+        to_act = sorted(game.to_act(state))
+        if seat is not None and seat in to_act:
+            legal = [dict(action) for action in game.legal_actions(state, seat)]
+    return {
+        "game_id": record.game_id,
+        "game": record.game,
+        "version": record.version,
+        "status": record.status,
+        "you": seat,
+        "seats": seats,
+        "to_act": to_act,
+        "pending_ai": pending_ai,
+        "legal_actions": legal,
+        "state": state_json,
+        "result": record.result,
+    }
+
+
+def ai_seat_view(record: GameRecord, seat: int) -> SeatView:
+    """What an AI seat may know: the same view a human in `seat` gets, reduced to `SeatView`."""
+    view = game_view(record, seat, pending_ai=[])
+    return SeatView(game=record.game, you=seat, state=view["state"], legal_actions=view["legal_actions"])
+
+
+def stored_event(version: int, event: Event) -> dict[str, Any]:
+    """The stored JSON of an engine event applied at `version` (private parts kept, redacted on read)."""
+    return {
+        "version": version,
+        "type": event.type,
+        "public": dict(event.public),
+        "private": {str(seat): dict(fields) for seat, fields in event.private.items()},
+    }
+
+
+def event_view(stored: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """One stored event as `viewer` may see it: `{"version": v, "type": ..., public and own private fields}`."""
+    event = Event(
+        type=stored["type"],
+        public=stored["public"],
+        private={int(seat): fields for seat, fields in stored["private"].items()},
+    )
+    return {"version": stored["version"], **event_for(event, viewer)}

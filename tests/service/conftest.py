@@ -1,0 +1,92 @@
+"""Service tests: the Flask test client on the real Redis (REDIS_URL, default 127.0.0.1:6379).
+
+Each test gets its own key prefix and RQ queue, and its keys are deleted by SCAN afterwards (never FLUSHDB).
+AI turns run through the real job code with `SimpleWorker(burst=True)`.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from rq import SimpleWorker
+
+from service.app import create_app
+from service.config import redis_client
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def delete_test_keys(client: redis.Redis, prefix: str) -> None:
+    """Delete every key of one test: its games under `prefix`, its queue and its games' RQ jobs."""
+    game_ids = {key.split(b"{")[1].split(b"}")[0] for key in client.scan_iter(match=f"{prefix}:{{*}}:game")}
+    patterns = [f"{prefix}:*", f"rq:*{prefix}*"]
+    patterns += [f"rq:*ai-{game_id.decode()}-*" for game_id in game_ids]
+    for pattern in patterns:
+        keys = list(client.scan_iter(match=pattern, count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+@pytest.fixture(scope="session")
+def redis_connection() -> redis.Redis:
+    client = redis_client(REDIS_URL)
+    client.ping()  # no Redis is a failure, never a skip
+    return client
+
+
+class Api:
+    """A test client for one app: JSON requests with an optional token, plus running queued AI turns."""
+
+    def __init__(self, app: Any, connection: redis.Redis) -> None:
+        self.app = app
+        self.client = app.test_client()
+        self.connection = connection
+        self.services = app.extensions["cardroom"]
+
+    def request(self, method: str, path: str, token: str | None = None, json: Any = None, **headers: str):
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        return self.client.open(path, method=method, json=json, headers=headers)
+
+    def create(self, seats: list[dict[str, Any]], game: str = "durak", **body: Any):
+        return self.request("POST", "/v1/games", json={"game": game, "seats": seats, **body})
+
+    def create_humans(self, deck: list[str] | None = None, game: str = "durak", seats: int = 2) -> tuple[str, list[str]]:
+        """A game of human seats only, every seat taken; returns (game_id, token per seat)."""
+        body = {} if deck is None else {"deck": deck}
+        created = self.create([{"kind": "human", "name": f"P{n}"} for n in range(seats)], game=game, **body)
+        assert created.status_code == 201, created.json
+        game_id = created.json["game_id"]
+        tokens = [created.json["player_token"]]
+        for number in range(1, seats):
+            joined = self.request("POST", f"/v1/games/{game_id}/seats", json={"name": f"P{number}"})
+            assert joined.status_code == 201, joined.json
+            tokens.append(joined.json["player_token"])
+        return game_id, tokens
+
+    def view(self, game_id: str, token: str | None = None, **headers: str):
+        return self.request("GET", f"/v1/games/{game_id}", token, **headers)
+
+    def act(self, game_id: str, token: str, action: dict[str, Any], **headers: str):
+        return self.request("POST", f"/v1/games/{game_id}/actions", token, json=action, **headers)
+
+    def run_ai(self) -> None:
+        """Run every queued AI job (and those they enqueue) in this process, as a worker would."""
+        worker = SimpleWorker([self.services.queue], connection=self.connection, serializer="json")
+        worker.work(burst=True)
+
+
+@pytest.fixture
+def api(redis_connection: redis.Redis) -> Iterator[Api]:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    app = create_app({"REDIS_URL": REDIS_URL, "KEY_PREFIX": prefix, "RQ_QUEUE": prefix, "TESTING": True})
+    try:
+        yield Api(app, redis_connection)
+    finally:
+        delete_test_keys(redis_connection, prefix)
+        app.extensions["cardroom"].store.client.close()

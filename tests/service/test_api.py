@@ -1,0 +1,240 @@
+"""The API contract (shared/API.md): errors, versions, ETags, long-poll, idempotency, seats, lobby, events."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tests.decks import stacked_deck
+from tests.service.test_durak_http import K1
+
+AI_SEATS = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}]
+
+
+def version_of(api, game_id):
+    return api.view(game_id).json["version"]
+
+
+def test_create_returns_location_token_and_the_creators_view(api):
+    created = api.create(AI_SEATS, deck=K1)
+    assert created.status_code == 201
+    body = created.json
+    assert created.headers["Location"] == f"/v1/games/{body['game_id']}"
+    assert len(body["player_token"]) >= 32 and body["player_token"] not in created.headers["Location"]
+    assert (body["you"], body["status"], body["version"], body["to_act"]) == (0, "active", 1, [0])
+    assert body["seats"] == [
+        {"seat": 0, "kind": "human", "name": "Ann", "open": False, "hand_size": 6},
+        {"seat": 1, "kind": "ai", "name": "AI (easy)", "level": "easy", "hand_size": 6},
+    ]
+
+
+def test_token_is_stored_only_as_a_hash(api, redis_connection):
+    body = api.create(AI_SEATS, deck=K1).json
+    stored = b"".join(redis_connection.dump(key) or b"" for key in redis_connection.scan_iter(
+        match=f"{api.services.store.prefix}:*"))
+    assert body["player_token"].encode() not in stored
+
+
+def test_error_codes(api):
+    """Each `error` of shared/API.md's table that Durak can produce, with its status."""
+    game_id, tokens = api.create_humans(K1)
+    cases = [
+        (api.act(game_id, "not-a-token", {"type": "resign"}), 401, "unauthorized"),
+        (api.request("POST", f"/v1/games/{game_id}/actions", json={"type": "resign"}), 401, "unauthorized"),
+        (api.view(game_id, "not-a-token"), 401, "unauthorized"),
+        (api.act(game_id, tokens[1], {"type": "attack", "card": "8S"}), 403, "not_your_turn"),
+        (api.act(game_id, tokens[0], {"type": "attack", "card": "8S"}), 422, "illegal_action"),
+        (api.act(game_id, tokens[0], {"type": "attack", "card": "8s"}), 422, "invalid_request"),
+        (api.act(game_id, tokens[0], {"type": "attack"}), 422, "invalid_request"),
+        (api.act(game_id, tokens[0], {"type": "fly"}), 422, "invalid_request"),
+        (api.act(game_id, tokens[0], {"type": "take", "card": "6H"}), 422, "invalid_request"),
+        (api.act(game_id, tokens[0], ["attack"]), 422, "invalid_request"),
+        (api.act(game_id, tokens[0], {"type": "resign"}, **{"If-Match": '"0"'}), 412, "precondition_failed"),
+        (api.view("nosuchgame"), 404, "game_not_found"),
+        (api.act("nosuchgame", tokens[0], {"type": "resign"}), 404, "game_not_found"),
+        (api.request("GET", "/v1/rules/chess"), 404, "unknown_game"),
+        (api.create(AI_SEATS, game="chess"), 404, "unknown_game"),
+        (api.create([{"kind": "human"}]), 422, "invalid_request"),
+        (api.create([{"kind": "human"}, {"kind": "ai", "level": "grandmaster"}]), 422, "invalid_request"),
+        (api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Cy"}), 409, "game_full"),
+    ]
+    for response, status, error in cases:
+        assert (response.status_code, response.json["error"]) == (status, error), response.json
+        assert response.json["code"] == status and response.json["message"]
+    assert version_of(api, game_id) == 2  # created, seat taken; no rejected request changed anything
+    api.act(game_id, tokens[0], {"type": "resign"})
+    finished = api.act(game_id, tokens[1], {"type": "resign"})
+    assert (finished.status_code, finished.json["error"]) == (409, "game_finished")
+
+
+def test_rejected_action_changes_nothing(api):
+    game_id, tokens = api.create_humans(K1)
+    before = api.view(game_id, tokens[0]).json
+    events_before = api.request("GET", f"/v1/games/{game_id}/events", tokens[0]).json
+    refused = api.act(game_id, tokens[0], {"type": "defend", "card": "7S", "against": "6H"})
+    assert refused.status_code == 422
+    assert api.view(game_id, tokens[0]).json == before
+    assert api.request("GET", f"/v1/games/{game_id}/events", tokens[0]).json == events_before
+
+
+def test_if_match_current_version_applies(api):
+    game_id, tokens = api.create_humans(K1)
+    version = version_of(api, game_id)
+    applied = api.act(game_id, tokens[0], {"type": "attack", "card": "6H"}, **{"If-Match": f'"{version}"'})
+    assert applied.status_code == 200 and applied.json["version"] == version + 1
+    assert applied.headers["ETag"] == f'"{version + 1}"'
+
+
+def test_etag_and_not_modified(api):
+    game_id, tokens = api.create_humans(K1)
+    first = api.view(game_id, tokens[0])
+    assert first.headers["ETag"] == f'"{first.json["version"]}"'
+    again = api.view(game_id, tokens[0], **{"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+
+
+def test_long_poll_wakes_on_a_new_version(api):
+    game_id, tokens = api.create_humans(K1)
+    version = version_of(api, game_id)
+
+    def move_soon():
+        time.sleep(0.3)
+        api.app.test_client().post(f"/v1/games/{game_id}/actions", json={"type": "attack", "card": "6H"},
+                                   headers={"Authorization": f"Bearer {tokens[0]}"})
+
+    mover = threading.Thread(target=move_soon)
+    started = time.monotonic()
+    mover.start()
+    woken = api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=10", tokens[1])
+    mover.join()
+    assert woken.status_code == 200 and woken.json["version"] == version + 1
+    assert time.monotonic() - started < 5  # woken by pub/sub, long before the 10 s wait
+    quiet = api.request("GET", f"/v1/games/{game_id}?after_version={version + 1}&wait=0.2", tokens[1])
+    assert quiet.status_code == 304
+
+
+def test_wait_is_capped_at_30_seconds(api):
+    game_id, _ = api.create_humans(K1)
+    response = api.request("GET", f"/v1/games/{game_id}?after_version=1&wait=31")
+    assert (response.status_code, response.json["error"]) == (422, "invalid_request")
+
+
+def test_idempotency_key_replays_the_first_response(api):
+    game_id, tokens = api.create_humans(K1)
+    key = {"Idempotency-Key": "move-1"}
+    first = api.act(game_id, tokens[0], {"type": "attack", "card": "6H"}, **key)
+    repeat = api.act(game_id, tokens[0], {"type": "attack", "card": "6H"}, **key)
+    assert first.status_code == repeat.status_code == 200
+    assert repeat.json == first.json
+    assert version_of(api, game_id) == first.json["version"]
+    other = api.act(game_id, tokens[0], {"type": "attack", "card": "7S"}, **key)
+    assert (other.status_code, other.json["error"]) == (422, "idempotency_key_reused")
+
+
+def test_same_move_from_eight_threads_applies_once(api):
+    """The compare-and-set write: one of eight identical posts on one version wins, the rest change nothing."""
+    game_id, tokens = api.create_humans(K1)
+    version = version_of(api, game_id)
+    barrier = threading.Barrier(8)
+    statuses = []
+
+    def post():
+        client = api.app.test_client()
+        barrier.wait()
+        response = client.post(f"/v1/games/{game_id}/actions", json={"type": "attack", "card": "6H"},
+                               headers={"Authorization": f"Bearer {tokens[0]}", "If-Match": f'"{version}"'})
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses.count(200) == 1
+    assert set(statuses) <= {200, 403, 409, 412, 422}
+    assert version_of(api, game_id) == version + 1
+
+
+def test_join_seats_start_the_game_and_leave_the_lobby(api):
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1).json
+    game_id = created["game_id"]
+    assert (created["status"], created["state"], created["to_act"], created["legal_actions"]) == (
+        "waiting", None, [], [])
+    lobby = api.request("GET", "/v1/games?game=durak").json
+    assert [(game["game_id"], game["open_seats"]) for game in lobby["games"]] == [(game_id, [1])]
+    assert api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"}).status_code == 403
+    taken = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "seat": 0})
+    assert (taken.status_code, taken.json["error"]) == (409, "seat_taken")
+    joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
+    assert joined.status_code == 201
+    assert (joined.json["you"], joined.json["status"], joined.json["seats"][1]["name"]) == (1, "active", "Bob")
+    assert joined.json["state"]["hand"] == ["8S", "JS", "7H", "10D", "9C", "QC"]
+    assert api.request("GET", "/v1/games?game=durak").json["games"] == []
+    active = api.request("GET", "/v1/games?status=active").json["games"]
+    assert [game["game_id"] for game in active] == [game_id]
+
+
+def test_lobby_pages(api):
+    ids = [api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}]).json["game_id"] for _ in range(5)]
+    first = api.request("GET", "/v1/games?limit=2").json
+    second = api.request("GET", f"/v1/games?limit=2&offset={first['next_offset']}").json
+    last = api.request("GET", "/v1/games?limit=2&offset=4").json
+    listed = [game["game_id"] for page in (first, second, last) for game in page["games"]]
+    assert listed == ids[::-1] and last["next_offset"] is None
+    too_many = api.request("GET", "/v1/games?limit=101")
+    assert (too_many.status_code, too_many.json["error"]) == (422, "invalid_request")
+
+
+def test_spectator_sees_no_hand_and_events_are_redacted(api):
+    game_id, tokens = api.create_humans(K1)
+    spectator = api.view(game_id).json
+    assert spectator["you"] is None and spectator["state"]["hand"] is None and spectator["legal_actions"] == []
+    for step in [(0, {"type": "attack", "card": "6H"}), (1, {"type": "defend", "card": "7H", "against": "6H"}),
+                 (0, {"type": "done"})]:
+        assert api.act(game_id, tokens[step[0]], step[1]).status_code == 200
+    seat0_draw, seat1_draw = ["9S"], ["8D"]  # each refills one card, the attacker first (durak.md §3.8)
+    events = {viewer: api.request("GET", f"/v1/games/{game_id}/events", token).json["events"]
+              for viewer, token in (("seat0", tokens[0]), ("seat1", tokens[1]), ("spectator", None))}
+    text = {viewer: str(items) for viewer, items in events.items()}
+    assert all(card in text["seat0"] for card in seat0_draw)
+    assert not any(card in text["seat0"] for card in seat1_draw)
+    assert not any(card in text["seat1"] for card in seat0_draw)
+    assert not any(card in text["spectator"] for card in seat0_draw + seat1_draw)
+    later = api.request("GET", f"/v1/games/{game_id}/events?after=3", tokens[0]).json["events"]
+    assert later and all(event["version"] > 3 for event in later)
+
+
+def test_ai_seat_moves_through_the_worker(api):
+    deck = stacked_deck("durak", top="9C 6C 10C 7C JC 8C QC 9H AC 10H KC JH 6S")
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], deck=deck).json
+    game_id, token = created["game_id"], created["player_token"]
+    assert created["to_act"] == [0]
+    moved = api.act(game_id, token, {"type": "attack", "card": "9C"}).json
+    assert (moved["to_act"], moved["pending_ai"]) == ([1], [1])
+    api.run_ai()
+    after = api.view(game_id, token).json
+    assert after["version"] == moved["version"] + 1 and after["pending_ai"] == []
+    assert after["state"]["table"][0]["attack"] == "9C"
+
+
+def test_all_ai_game_plays_itself(api):
+    created = api.create([{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}], seed=7)
+    assert created.status_code == 201 and created.json["player_token"] is None
+    api.run_ai()
+    final = api.view(created.json["game_id"]).json
+    assert final["status"] == "finished" and final["result"]["reason"] in {"durak", "draw"}
+    assert final["pending_ai"] == []
+
+
+def test_rules_lists_only_existing_levels(api):
+    rules = api.request("GET", "/v1/rules/durak").json
+    assert rules["ai_levels"] == ["random", "easy"]
+    assert rules["seats"] == {"min": 2, "max": 2} and rules["options"] == {}
+    assert rules["action_types"] == ["attack", "defend", "take", "done", "resign"]
+
+
+def test_health_and_docs(api):
+    assert api.request("GET", "/healthz").status_code == 200
+    assert api.request("GET", "/readyz").json == {"status": "ok"}
+    assert api.request("GET", "/docs").status_code == 200
+    assert api.request("GET", "/openapi.json").json["openapi"].startswith("3.0")

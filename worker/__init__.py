@@ -1,0 +1,1 @@
+"""RQ jobs that play AI seats' turns."""
