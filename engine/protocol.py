@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from engine.actions import ActionShapes
 from engine.cards import Card
 
 Seat = int
@@ -18,7 +19,8 @@ Action = Mapping[str, Any]
 JSON = Any
 
 StateT = TypeVar("StateT")
-OptionsT = TypeVar("OptionsT", contravariant=True)
+# Invariant: options flow in (`full_deck`, `new_game`) and out (`parse_options`), so mypy refuses a variance.
+OptionsT = TypeVar("OptionsT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class Game(Protocol[StateT, OptionsT]):
     ID: str
     TITLE: str
     SEATS: range
-    ACTION_TYPES: tuple[str, ...]
+    ACTIONS: ActionShapes
 
     def describe_options(self) -> dict[str, JSON]:
         """Each option's name -> `{"type": ..., "default": ..., ...}` for `GET /v1/rules/{game}`."""

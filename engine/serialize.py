@@ -68,7 +68,7 @@ def _load(hint: Any, data: Any, parse_card: Callable[[str], Card]) -> Any:
         return tuple(_load(arg, item, parse_card) for arg, item in zip(args, data, strict=True))
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return hint(data)
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         hints = _hints(hint)
         return hint(**{f.name: _load(hints[f.name], data[f.name], parse_card) for f in dataclasses.fields(hint)})
     if hint in (int, str, bool):

@@ -9,6 +9,7 @@ from flask import Flask
 from service import config, errors
 from service.extensions import CardroomApi
 from service.routes import games, health, rules
+from service.schemas.actions import register_action_components
 from service.store import GameStore
 from service.turns import make_queue
 
@@ -23,6 +24,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
     api = CardroomApi(app)
+    register_action_components(api.spec)
     for blueprint in (rules.blp, games.blp, health.blp):
         api.register_blueprint(blueprint)
     errors.register(app)

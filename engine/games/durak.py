@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import serialize
+from engine.actions import ActionShapes, CardField, check_shape
 from engine.cards import FRENCH_SUITS, Card, Suit, code_map, french_deck
 from engine.errors import GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from engine.protocol import JSON, Action, Event, Result, Seat, View
@@ -30,7 +31,14 @@ from engine.seats import other_seat
 ID = "durak"
 TITLE = "Durak (podkidnoy)"
 SEATS = range(2, 3)
-ACTION_TYPES = ("attack", "defend", "take", "done", "resign")
+ACTIONS: ActionShapes = {
+    "attack": {"card": CardField()},
+    "defend": {"card": CardField(), "against": CardField()},
+    "take": {},
+    "done": {},
+    "resign": {},
+}
+"""The action bodies of durak.md §4."""
 
 HAND_SIZE = 6
 """Cards a hand is refilled to, and the most attack cards a bout can hold (durak.md §3.5, §3.8)."""
@@ -39,14 +47,6 @@ _DECK = french_deck(6)
 _CARDS = code_map(_DECK)
 _SUIT_ORDER = {suit: index for index, suit in enumerate(FRENCH_SUITS)}
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-# The fields each action type carries besides `type` (durak.md §4).
-_FIELDS: Mapping[str, frozenset[str]] = {
-    "attack": frozenset({"card"}),
-    "defend": frozenset({"card", "against"}),
-    "take": frozenset(),
-    "done": frozenset(),
-    "resign": frozenset(),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,26 +425,6 @@ def load_state(data: Mapping[str, JSON]) -> DurakState:
 # Playing
 
 
-def _parse_action(action: object) -> tuple[str, Card | None, Card | None]:
-    # The HTTP layer rejects malformed bodies first; the engine must still never crash on them.
-    if not isinstance(action, Mapping):
-        raise IllegalAction("an action must be an object with a `type`")
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise IllegalAction(f"unknown action type {kind!r}; expected one of {', '.join(ACTION_TYPES)}")
-    fields = set(action) - {"type"}
-    if fields != _FIELDS[kind]:
-        expected = ", ".join(sorted(_FIELDS[kind])) or "no fields"
-        raise IllegalAction(f"`{kind}` takes {expected} besides `type`")
-    parsed: dict[str, Card] = {}
-    for name in _FIELDS[kind]:
-        code = action[name]
-        if not isinstance(code, str) or code not in _CARDS:
-            raise IllegalAction(f"`{name}` must be a card code such as 10H, got {code!r}")
-        parsed[name] = _CARDS[code]
-    return kind, parsed.get("card"), parsed.get("against")
-
-
 def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, list[Event]]:
     """Play one action for `seat`; return the new state and the events it caused, in order.
 
@@ -465,7 +445,9 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
     """
     if state.reason is not None:
         raise GameFinished("the game is over")
-    kind, card, against = _parse_action(action)
+    # The HTTP layer rejects malformed bodies first; the engine must still never crash on them.
+    parsed = check_shape(action, ACTIONS, parse_card)
+    kind, card, against = parsed["type"], parsed.get("card"), parsed.get("against")
     if seat not in (0, 1):
         raise IllegalAction(f"there is no seat {seat!r}")
     if kind == "resign":

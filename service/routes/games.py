@@ -21,7 +21,7 @@ from engine import GAMES
 from engine.ai import LEVELS
 from engine.cards import parse_deck, shuffled
 from engine.protocol import Event
-from service.schemas.actions import ACTION_SCHEMAS, ActionSchema
+from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CreateGameSchema,
     EventListSchema,
@@ -249,7 +249,7 @@ class GameResource(MethodView):
 class Actions(MethodView):
     """Play."""
 
-    @blp.arguments(ActionSchema)
+    @blp.doc(requestBody=action_request_body())
     @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(403, schema="Error", description="not_your_turn")
@@ -258,7 +258,7 @@ class Actions(MethodView):
     @blp.alt_response(412, schema="Error", description="precondition_failed")
     @blp.alt_response(422, schema="Error", description="invalid_request, illegal_action, idempotency_key_reused")
     @blp.doc(security=[{"bearer": []}])
-    def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+    def post(self, game_id: str):  # type: ignore[no-untyped-def]
         """Play one action: one of your view's `legal_actions`, verbatim.
 
         `If-Match` (optional) names the version you saw: an older one gets 412. A repeated `Idempotency-Key`
@@ -267,6 +267,7 @@ class Actions(MethodView):
         store = services().store
         record = store.load(game_id)
         seat = viewer_seat(record, required=True)
+        body = request.get_json(silent=True)
         key = request.headers.get("Idempotency-Key")
         fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
         if key:

@@ -22,7 +22,7 @@ def describe(game_id: str) -> dict[str, Any]:
         "title": game.TITLE,
         "seats": {"min": game.SEATS.start, "max": game.SEATS.stop - 1},
         "options": game.describe_options(),
-        "action_types": list(game.ACTION_TYPES),
+        "action_types": list(game.ACTIONS),
         "ai_levels": list(LEVELS[game_id]),
         "rules": f"shared/rules/{game_id}.md",
     }

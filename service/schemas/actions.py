@@ -1,76 +1,75 @@
-"""Action bodies: one `oneOf` per game, told apart by `type` (the rules files' §4 tables)."""
+"""Action request bodies, built from each game's `ACTIONS` declaration (engine/actions.py).
+
+Per game, one marshmallow schema per action type (`DurakDefendAction`: `type` plus its fields) and a
+`OneOfSchema` that picks the variant by `type`. `action_spec_components` documents the same schemas in OpenAPI as
+one `oneOf` with a `type` discriminator per game.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from engine.cards import french_deck
+from engine import GAMES
+from engine.actions import CardField, ChoiceField, Field, IntegerField
 
 
-class ActionSchema(ma.Schema):
-    """Any game's action: a `type` plus that action's fields (checked against the game once it is known)."""
-
-    class Meta:
-        unknown = ma.INCLUDE
-
-    type = fields.String(required=True, metadata={"example": "attack"})
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
 
 
-def _card(deck_codes: Iterable[str]) -> fields.String:
-    return fields.String(required=True, validate=validate.OneOf(sorted(deck_codes)))
+def _field(kind: Field, card_codes: list[str], name: str) -> fields.Field:
+    if isinstance(kind, CardField):
+        return fields.String(required=True, validate=validate.OneOf(card_codes), metadata={"example": card_codes[0]})
+    if isinstance(kind, ChoiceField):
+        return fields.String(required=True, validate=validate.OneOf(kind.values))
+    if isinstance(kind, IntegerField):
+        return fields.Integer(required=True, strict=True, validate=validate.Range(kind.minimum, kind.maximum))
+    nested = {key: _field(value, card_codes, f"{name}{_camel(key)}") for key, value in kind.fields.items()}
+    return fields.Nested(ma.Schema.from_dict(nested, name=name), required=True)
 
 
-DURAK_CODES = [card.code for card in french_deck(6)]
-
-
-class DurakAttackSchema(ma.Schema):
-    """Durak: lead or add a card (durak.md §4)."""
-
-    type = fields.Constant("attack", required=True)
-    card = _card(DURAK_CODES)
-
-
-class DurakDefendSchema(ma.Schema):
-    """Durak: beat the undefended card `against` with `card` (durak.md §4)."""
-
-    type = fields.Constant("defend", required=True)
-    card = _card(DURAK_CODES)
-    against = _card(DURAK_CODES)
-
-
-class DurakTakeSchema(ma.Schema):
-    """Durak: the defender picks up the table (durak.md §3.6)."""
-
-    type = fields.Constant("take", required=True)
-
-
-class DurakDoneSchema(ma.Schema):
-    """Durak: the attacker ends the bout (durak.md §3.7)."""
-
-    type = fields.Constant("done", required=True)
-
-
-class ResignSchema(ma.Schema):
-    """Give up: legal for any seated player of an active game."""
-
-    type = fields.Constant("resign", required=True)
-
-
-class DurakActionSchema(OneOfSchema):
-    """A Durak action, by `type`."""
-
-    type_field_remove = False
-    type_schemas = {
-        "attack": DurakAttackSchema,
-        "defend": DurakDefendSchema,
-        "take": DurakTakeSchema,
-        "done": DurakDoneSchema,
-        "resign": ResignSchema,
+def _variant(game_id: str, action_type: str, shape: dict[str, Field], card_codes: list[str]) -> type[ma.Schema]:
+    name = f"{_camel(game_id)}{_camel(action_type)}Action"
+    declared: dict[str, fields.Field] = {
+        "type": fields.String(required=True, validate=validate.OneOf([action_type]), metadata={"example": action_type})
     }
+    declared.update({key: _field(kind, card_codes, f"{name}{_camel(key)}") for key, kind in shape.items()})
+    return ma.Schema.from_dict(declared, name=name)
 
 
-ACTION_SCHEMAS: dict[str, type[OneOfSchema]] = {"durak": DurakActionSchema}
+def _game_schema(game_id: str) -> type[OneOfSchema]:
+    game = GAMES[game_id]
+    card_codes = [card.code for card in game.full_deck(game.parse_options({}))]
+    variants = {kind: _variant(game_id, kind, dict(shape), card_codes) for kind, shape in game.ACTIONS.items()}
+    return type(f"{_camel(game_id)}Action", (OneOfSchema,), {"type_field_remove": False, "type_schemas": variants})
+
+
+ACTION_SCHEMAS: dict[str, type[OneOfSchema]] = {game_id: _game_schema(game_id) for game_id in GAMES}
+"""Game id -> the schema that loads (and rejects with per-field messages) that game's action bodies."""
+
+
+def register_action_components(spec: Any) -> None:
+    """Register every action variant, and per game a `oneOf` of them with a `type` discriminator, in `spec`."""
+    for game_id, schema in ACTION_SCHEMAS.items():
+        mapping = {}
+        for kind, variant in schema.type_schemas.items():
+            spec.components.schema(variant.__name__, schema=variant)
+            mapping[kind] = f"#/components/schemas/{variant.__name__}"
+        spec.components.schema(schema.__name__, {
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+            "description": f"An action of {game_id}: one of the view's legal_actions (shared/rules/{game_id}.md §4).",
+        })
+
+
+def action_request_body() -> dict[str, Any]:
+    """The OpenAPI request body of `POST /v1/games/{game_id}/actions`: any game's action."""
+    refs = [{"$ref": f"#/components/schemas/{schema.__name__}"} for schema in ACTION_SCHEMAS.values()]
+    return {
+        "required": True,
+        "content": {"application/json": {"schema": refs[0] if len(refs) == 1 else {"oneOf": refs}}},
+    }

@@ -91,6 +91,7 @@ def test_random_playout_keeps_invariants(game_id: str, seed: int) -> None:
     for _ in range(MAX_ACTIONS):
         if game.result(state) is not None:
             return
+        action: Action
         if rng.random() < RESIGN_CHANCE:
             seat, action = rng.randrange(seats), {"type": "resign"}  # any seat, in or out of turn
         else:

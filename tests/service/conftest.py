@@ -18,7 +18,6 @@ from rq import SimpleWorker
 from service.app import create_app
 from service.config import redis_client
 
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def delete_test_keys(client: redis.Redis, prefix: str) -> None:
@@ -34,7 +33,7 @@ def delete_test_keys(client: redis.Redis, prefix: str) -> None:
 
 @pytest.fixture(scope="session")
 def redis_connection() -> redis.Redis:
-    client = redis_client(REDIS_URL)
+    client = redis_client(os.environ["REDIS_URL"])
     client.ping()  # no Redis is a failure, never a skip
     return client
 
@@ -84,7 +83,7 @@ class Api:
 @pytest.fixture
 def api(redis_connection: redis.Redis) -> Iterator[Api]:
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    app = create_app({"REDIS_URL": REDIS_URL, "KEY_PREFIX": prefix, "RQ_QUEUE": prefix, "TESTING": True})
+    app = create_app({"REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": prefix, "RQ_QUEUE": prefix, "TESTING": True})
     try:
         yield Api(app, redis_connection)
     finally:

@@ -25,6 +25,7 @@ def playout(seed: int) -> list[tuple[DurakState, Action | None]]:
     states: list[tuple[DurakState, Action | None]] = [(state, None)]
     while durak.result(state) is None:
         assert len(states) <= 1000, "no result after 1000 actions"
+        action: Action
         if rng.random() < 0.002:
             seat, action = rng.randrange(2), {"type": "resign"}
         else:

@@ -99,6 +99,8 @@ def test_whole_game_from_deal_to_durak() -> None:
         "attack 7S, attack 10S, attack 6H, attack 9D, attack 8C, attack JC, resign"
     )
     assert durak.legal_actions(state, 1) == []
+    assert seen(state, None)["hand"] is None  # spectators see no hand (§6.4)
+    assert durak.view(state, None).seats == [{"hand_size": 6}, {"hand_size": 6}]
 
     state = play(state, "s0 attack 6H")
     assert durak.legal_actions(state, 1) == legal("defend 7H/6H, take, resign")

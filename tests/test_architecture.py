@@ -1,0 +1,38 @@
+"""Layering (STYLE.md §2): engine imports no I/O library and nothing of service or worker; service never worker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import engine
+from engine.errors import GameError
+from service.errors import STATUS_OF_GAME_ERROR
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def all_subclasses(cls: type) -> set[type]:
+    found = set()
+    for sub in cls.__subclasses__():
+        found |= {sub, *all_subclasses(sub)}
+    return found
+
+
+def test_import_contracts_hold():
+    lint = subprocess.run(["lint-imports", "--config", str(REPO / "pyproject.toml")], cwd=REPO,
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_importing_the_engine_loads_no_io_library():
+    code = ("import sys, engine, engine.ai; "
+            "print(sorted(m for m in ('flask', 'redis', 'rq', 'marshmallow', 'flask_smorest') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
+
+
+def test_every_game_error_has_an_http_status():
+    assert all_subclasses(GameError) == set(STATUS_OF_GAME_ERROR)
+    assert engine.GameError is GameError
