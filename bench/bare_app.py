@@ -15,7 +15,9 @@ app = Flask("bare")
 # The same client settings as Cardroom's (service.config.redis_client), so only the app code differs.
 client = redis.Redis.from_url(
     os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-    socket_timeout=5, socket_connect_timeout=2, health_check_interval=30,
+    socket_timeout=5,
+    socket_connect_timeout=2,
+    health_check_interval=30,
 )
 PREFIX = os.environ.get("KEY_PREFIX", "bare")
 

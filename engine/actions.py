@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import Card
-from engine.errors import IllegalAction
+from engine.errors import GameFinished, IllegalAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,32 @@ def check_shape(action: object, shapes: ActionShapes, parse_card: Callable[[str]
         raise IllegalAction(f"unknown action type {kind!r}; expected one of {', '.join(shapes)}")
     fields = {name: value for name, value in action.items() if name != "type"}
     return {"type": kind, **_check_object(fields, shapes[kind], parse_card, f"`{kind}`")}
+
+
+def check_action(
+    action: object,
+    shapes: ActionShapes,
+    parse_card: Callable[[str], Card],
+    *,
+    finished: bool,
+    seat: object,
+    seats: int,
+) -> dict[str, Any]:
+    """Run the checks every game's `apply` starts with, in the rules files' §4.3 order; return the parsed body.
+
+    The body is parsed as by `check_shape`.
+
+    Raises:
+        GameFinished: `finished` (the game already has a result).
+        IllegalAction: a malformed body (see `check_shape`), or `seat` is not one of 0..`seats` - 1.
+    """
+    if finished:
+        raise GameFinished("the game is over")
+    # The HTTP layer rejects malformed bodies first; the engine must still never crash on them.
+    parsed = check_shape(action, shapes, parse_card)
+    if type(seat) is not int or not 0 <= seat < seats:
+        raise IllegalAction(f"there is no seat {seat!r}")
+    return parsed
 
 
 def _check_object(

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import total_ordering
+from functools import cache, total_ordering
 
 from engine.errors import InvalidDeck
 
@@ -74,15 +74,30 @@ class Card:
         >>> Card(12, Suit.SPADES).code, Card(12, Suit.OROS).code, Card(10, Suit.COPAS).code
         ('QS', '12O', '10C')
         """
-        if self.suit.spanish:
-            return f"{self.rank}{self.suit.letter}"
-        return f"{_FRENCH_FACES.get(self.rank, self.rank)}{self.suit.letter}"
+        return _code(self.rank, self.suit)
+
+    @property
+    def rank_code(self) -> str:
+        """The rank part of the code, as rules and messages name a rank: `10`, `Q`, `A`, `12`.
+
+        >>> Card(10, Suit.HEARTS).rank_code, Card(12, Suit.SPADES).rank_code, Card(12, Suit.OROS).rank_code
+        ('10', 'Q', '12')
+        """
+        return self.code[:-1]
 
     def __str__(self) -> str:
         return self.code
 
     def __repr__(self) -> str:
         return f"Card({self.code})"
+
+
+@cache
+def _code(rank: int, suit: Suit) -> str:
+    # Cached: views, events and stored states ask for codes very often, and there are few distinct cards.
+    if suit.spanish:
+        return f"{rank}{suit.letter}"
+    return f"{_FRENCH_FACES.get(rank, rank)}{suit.letter}"
 
 
 def french_deck(lowest_rank: int = 2) -> tuple[Card, ...]:
@@ -94,6 +109,34 @@ def french_deck(lowest_rank: int = 2) -> tuple[Card, ...]:
     (['6S', '7S', '8S'], 36, 'AC')
     """
     return tuple(Card(rank, suit) for suit in FRENCH_SUITS for rank in range(lowest_rank, 15))
+
+
+FRENCH_36 = french_deck(6)
+"""The 36-card French deck 6..A in canonical order (durak.md §2.2, svoi_koziri.md §2.2)."""
+_FRENCH_36_CODES = {card.code: card for card in FRENCH_36}
+
+
+def parse_french_36(code: str) -> Card:
+    """The card of a code of the 36-card deck (6..A), exact spelling.
+
+    Raises:
+        KeyError: not one of the 36 codes (`5H`, `10h` and Spanish codes are not).
+
+    >>> parse_french_36("10H")
+    Card(10H)
+    """
+    return _FRENCH_36_CODES[code]
+
+
+def suit_then_rank(cards: Iterable[Card]) -> tuple[Card, ...]:
+    """`cards` by suit (`S H D C`, then the Spanish suits), then rank ascending; trumps get no special place.
+
+    The hand order of Durak and Svoi Koziri (durak.md §2.2, svoi_koziri.md §2.2).
+
+    >>> [card.code for card in suit_then_rank(map(parse_french_36, ["JC", "6H", "10S", "8C", "7S", "9D"]))]
+    ['7S', '10S', '6H', '9D', '8C', 'JC']
+    """
+    return tuple(sorted(cards, key=lambda card: (card.suit, card.rank)))
 
 
 def spanish_deck(ranks: Iterable[int]) -> tuple[Card, ...]:
@@ -139,8 +182,11 @@ def parse_deck(codes: object, full_deck: Sequence[Card]) -> tuple[Card, ...]:
     return tuple(cards)
 
 
-def shuffled(full_deck: Sequence[Card], seed: int) -> tuple[Card, ...]:
-    """`full_deck` shuffled by `random.Random(seed)`: the same seed always gives the same order."""
+def shuffled(full_deck: Sequence[Card], seed: int | str) -> tuple[Card, ...]:
+    """`full_deck` shuffled by `random.Random(seed)`: the same seed always gives the same order.
+
+    A string seed (e.g. `f"{seed}:deal:{round}"`) derives a stable stream per purpose, the same in every process.
+    """
     order = list(full_deck)
     random.Random(seed).shuffle(order)
     return tuple(order)

@@ -3,6 +3,13 @@
 A game is a module whose top-level names satisfy `Game`; `engine.games.GAMES` maps each game id to its module.
 States are frozen dataclasses: `apply` returns a new state and never mutates its input. Actions are the JSON
 objects clients post (`{"type": "attack", "card": "6H"}`), so `legal_actions` is exactly what the API lists.
+
+Optional hooks: a game module may also define these; callers use `getattr(module, name, None)`:
+- `OPTIONAL_ACTIONS: frozenset[str]`: action types a listed seat is never waited for (Talmut's `match`,
+  `withdraw`); an AI listed only for them may choose nothing.
+- `with_ai_seats(state, seats) -> state`: told once, at creation, which seats an AI plays from the start.
+- `seats_handed_to_ai(state) -> {seat: level}`: seats the rules now hand to an AI (a resigned Talmut seat).
+- `ai_delay_ms(state, seat) -> int`: how long an AI in `seat` should wait before acting (0: at once).
 """
 
 from __future__ import annotations
@@ -40,13 +47,14 @@ class Event:
 class Result:
     """A finished game's outcome (shared/API.md "The view": `result`).
 
-    `scores` maps a seat number, as a string, to its score; `reason` is a rules-file word such as `durak`.
+    `scores` maps a seat number, as a string, to its score, or is the game's own JSON object where its rules file
+    says so (Talmut: `{"totals": ..., "rounds": [...]}`); `reason` is a rules-file word such as `durak`.
     """
 
     winners: tuple[Seat, ...]
     losers: tuple[Seat, ...]
     draw: bool
-    scores: Mapping[str, int]
+    scores: Mapping[str, JSON]
     reason: str
 
     def to_json(self) -> dict[str, JSON]:
@@ -58,6 +66,18 @@ class Result:
             "scores": dict(self.scores),
             "reason": self.reason,
         }
+
+    @classmethod
+    def heads_up(cls, winner: Seat | None, reason: str) -> Result:
+        """The result of a two-seat game: `winner` (0 or 1) scores 1 and the other seat 0; None is a draw.
+
+        >>> Result.heads_up(1, "resign").to_json()
+        {'winners': [1], 'losers': [0], 'draw': False, 'scores': {'0': 0, '1': 1}, 'reason': 'resign'}
+        """
+        if winner is None:
+            return cls(winners=(), losers=(), draw=True, scores={"0": 0, "1": 0}, reason=reason)
+        scores = {str(seat): int(seat == winner) for seat in (0, 1)}
+        return cls(winners=(winner,), losers=(1 - winner,), draw=False, scores=scores, reason=reason)
 
 
 @dataclass(frozen=True, slots=True)

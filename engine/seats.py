@@ -14,6 +14,15 @@ def next_seat(seat: Seat, seats: int) -> Seat:
     return (seat + 1) % seats
 
 
+def seats_from(first: Seat, seats: int) -> list[Seat]:
+    """Every seat once, in turn order starting at `first`.
+
+    >>> seats_from(2, 4), seats_from(0, 3)
+    ([2, 3, 0, 1], [0, 1, 2])
+    """
+    return [(first + offset) % seats for offset in range(seats)]
+
+
 def other_seat(seat: Seat) -> Seat:
     """The opponent in a two-seat game.
 

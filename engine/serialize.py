@@ -12,11 +12,12 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.cards import Card
 
 FORMAT = 1
+StateT = TypeVar("StateT")
 
 
 def dump(value: Any) -> Any:
@@ -45,6 +46,37 @@ def load(cls: type, data: Mapping[str, Any], parse_card: Callable[[str], Card]) 
             format version, or a bug).
     """
     return _load(cls, data, parse_card)
+
+
+def dump_state(state: Any) -> dict[str, Any]:
+    """A game state as a JSON-safe dict (cards as codes), tagged with `FORMAT`: a game's `dump_state`."""
+    return {"format": FORMAT, **dump(state)}
+
+
+def load_state(cls: type[StateT], data: Mapping[str, Any], parse_card: Callable[[str], Card]) -> StateT:
+    """Inverse of `dump_state`: a game's `load_state`, given its state class and card parser.
+
+    Raises:
+        ValueError: `data` was written in another format version.
+        KeyError, TypeError: `data` does not have the shape of `cls`.
+    """
+    if data.get("format") != FORMAT:
+        raise ValueError(f"unsupported state format {data.get('format')!r}")
+    state: StateT = load(cls, data, parse_card)
+    return state
+
+
+def state_loader(cls: type[StateT], parse_card: Callable[[str], Card]) -> Callable[[Mapping[str, Any]], StateT]:
+    """A game's `load_state`: `load_state(cls, ..., parse_card)` for one state class and card parser.
+
+    The loader raises what `load_state` raises.
+    """
+
+    def load_game_state(data: Mapping[str, Any]) -> StateT:
+        return load_state(cls, data, parse_card)
+
+    load_game_state.__doc__ = f"Inverse of `dump_state`: a `{cls.__name__}` (see `engine.serialize.load_state`)."
+    return load_game_state
 
 
 @cache

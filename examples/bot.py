@@ -22,8 +22,8 @@ def main(server: str) -> None:
         moves = [action for action in view["legal_actions"] if action["type"] != "resign"]
         if moves:
             # If-Match: the move is refused (412) rather than applied to a game that changed meanwhile.
-            response = session.post(f"{game_url}/actions", json=random.choice(moves),
-                                    headers={"If-Match": f'"{view["version"]}"'}, timeout=10)
+            headers = {"If-Match": f'"{view["version"]}"'}
+            response = session.post(f"{game_url}/actions", json=random.choice(moves), headers=headers, timeout=10)
         else:
             # Long-poll: the server answers as soon as the AI has moved (304 if it has not within 20 s).
             response = session.get(game_url, params={"after_version": view["version"], "wait": 20}, timeout=30)

@@ -8,7 +8,7 @@ from flask import Flask
 
 from service import config, errors
 from service.extensions import CardroomApi
-from service.routes import games, health, rules
+from service.routes import games, health, metrics, rules
 from service.schemas.actions import register_action_components
 from service.store import GameStore
 from service.turns import make_queue
@@ -25,9 +25,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     api = CardroomApi(app)
     register_action_components(api.spec)
-    for blueprint in (rules.blp, games.blp, health.blp):
+    for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
+    metrics.init_app(app)
     store = GameStore(config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"])
     app.extensions["cardroom"] = games.Services(store=store, queue=make_queue(store, app.config["RQ_QUEUE"]))
     return app

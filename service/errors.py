@@ -23,6 +23,9 @@ STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     GameFinished: 409,
 }
 
+# `Retry-After` of a 503 `store_unavailable`: Redis restarts or fails over within seconds.
+RETRY_AFTER_SECONDS = 1
+
 # The `error` of an HTTP error raised without one (routing, webargs validation, body size).
 DEFAULT_ERROR_CODES = {
     400: "invalid_request",
@@ -59,4 +62,5 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
     def store_unavailable(error: redis.RedisError):  # type: ignore[no-untyped-def]
-        return envelope(503, "store_unavailable", "the game store is unreachable: nothing was changed"), 503
+        body = envelope(503, "store_unavailable", "the game store is unreachable: nothing was changed")
+        return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}

@@ -7,15 +7,40 @@ from flask_smorest import Api
 
 from service.errors import DEFAULT_ERROR_CODES, envelope
 
+STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+
 
 class ErrorSchema(ma.Schema):
     """An error body (shared/API.md "Actions and errors")."""
 
-    code = ma.fields.Integer(metadata={"description": "HTTP status code"})
-    status = ma.fields.String(metadata={"description": "HTTP status name"})
-    error = ma.fields.String(metadata={"description": "stable machine-readable code, e.g. illegal_action"})
-    message = ma.fields.String(metadata={"description": "what went wrong, for a person"})
+    code = ma.fields.Integer(required=True, metadata={"description": "HTTP status code", "example": 422})
+    status = ma.fields.String(
+        required=True, metadata={"description": "HTTP status name", "example": "Unprocessable Entity"}
+    )
+    error = ma.fields.String(
+        required=True,
+        metadata={"description": "stable machine-readable code (shared/API.md)", "example": "illegal_action"},
+    )
+    message = ma.fields.String(
+        required=True, metadata={"description": "what went wrong, for a person", "example": "6H does not beat 9H"}
+    )
     errors = ma.fields.Dict(metadata={"description": "per-field validation errors, for invalid_request"})
+
+
+def nullable_nested(converter, field, ret, **kwargs):  # type: ignore[no-untyped-def]
+    """Document a nullable `Nested` field as `anyOf: [{$ref}, null]`, with a branch that admits null alone.
+
+    apispec writes `anyOf: [{type: object, nullable: true}, {$ref}]`, whose first branch accepts any object:
+    openapi-python-client then parses e.g. the view's `result` into an untyped dict instead of `Result`. The
+    other common idiom, `allOf: [$ref], nullable: true`, is rejected for null by strict 3.0 validators
+    (`nullable` has no effect beside a `$ref`), so real responses would not validate.
+    """
+    branches = ret.get("anyOf")
+    if isinstance(field, ma.fields.Nested) and field.allow_none and branches and len(branches) == 2:
+        loose, reference = branches
+        if loose == {"type": "object", "nullable": True} and "$ref" in reference:
+            ret["anyOf"] = [reference, {"type": "object", "nullable": True, "enum": [None]}]
+    return {}
 
 
 class CardroomApi(Api):
@@ -23,10 +48,42 @@ class CardroomApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
 
+    def init_app(self, app, *, spec_kwargs=None):  # type: ignore[no-untyped-def]
+        """flask-smorest's setup, then our field converters (before any schema is converted)."""
+        super().init_app(app, spec_kwargs=spec_kwargs)
+        self.ma_plugin.converter.add_attribute_function(nullable_nested)
+
+    def _register_responses(self):  # type: ignore[no-untyped-def]
+        """flask-smorest's response components, plus `STORE_UNAVAILABLE` (503 with `Retry-After`)."""
+        super()._register_responses()
+        self.spec.components.response(STORE_UNAVAILABLE, {
+            "description": "store_unavailable: Redis is unreachable and nothing was changed; retry later",
+            "headers": {"Retry-After": {
+                "description": "seconds to wait before retrying", "schema": {"type": "integer", "example": 1},
+            }},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        })
+
+    def register_blueprint(self, blp, *, parameters=None, **options):  # type: ignore[no-untyped-def]
+        """Register `blp`, then document 503 `store_unavailable` on each of its operations that uses Redis.
+
+        Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down).
+        apispec has no public way to amend an operation, so this edits the dict `spec.to_dict()` returns, which
+        is the spec's own.
+        """
+        super().register_blueprint(blp, parameters=parameters, **options)
+        for path, operations in self.spec.to_dict()["paths"].items():
+            if path == "/healthz" or path.startswith("/v1/rules"):
+                continue
+            for method, operation in operations.items():
+                if method in {"get", "post", "put", "patch", "delete"}:
+                    operation["responses"]["503"] = {"$ref": f"#/components/responses/{STORE_UNAVAILABLE}"}
+
     def handle_http_exception(self, error):  # type: ignore[no-untyped-def]
         """Render an HTTP error (from `abort(status, message=..., error=...)`, routing or webargs)."""
         data = getattr(error, "data", None) or {}
-        code = data.get("error") or DEFAULT_ERROR_CODES.get(error.code, "internal_error" if error.code >= 500 else "error")
+        fallback = "internal_error" if error.code >= 500 else "error"
+        code = data.get("error") or DEFAULT_ERROR_CODES.get(error.code, fallback)
         message = data.get("message") or error.description
         extra = {}
         if "errors" in data or "messages" in data:

@@ -1,6 +1,17 @@
-"""gunicorn settings, from the environment (`gunicorn -c python:service.gunicorn_conf service.wsgi:app`)."""
+"""gunicorn settings, from the environment (`gunicorn -c python:service.gunicorn_conf service.wsgi:app`).
+
+| variable | default | what |
+|---|---|---|
+| `CARDROOM_BIND` | `127.0.0.1:8000` | address (the image sets `0.0.0.0:8000`) |
+| `WEB_CONCURRENCY` | `2` | worker processes |
+| `GUNICORN_THREADS` | `8` | threads per worker (gthread) |
+| `GUNICORN_ACCESSLOG` | `-` | access log file (`-`: stdout) |
+| `PROMETHEUS_MULTIPROC_DIR` | a new temporary directory | where the workers keep their metrics (cleaned at start) |
+"""
 
 import os
+
+from service.metrics import prepare_multiprocess_dir, remove_temporary_multiprocess_dir
 
 bind = os.environ.get("CARDROOM_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -12,3 +23,20 @@ timeout = 60
 graceful_timeout = 10
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
+
+
+def on_starting(server: object) -> None:
+    """Before any worker forks: give them one clean prometheus-client multiprocess directory (service/metrics.py)."""
+    prepare_multiprocess_dir()
+
+
+def child_exit(server: object, worker: object) -> None:
+    """Let prometheus-client drop the live gauges of a worker that exited."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
+
+
+def on_exit(server: object) -> None:
+    """Remove the metrics directory if `on_starting` made a temporary one."""
+    remove_temporary_multiprocess_dir()

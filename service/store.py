@@ -6,6 +6,7 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:idem:<sha256 of key>`  the first response to an `Idempotency-Key`, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write
 - `<prefix>:index:<status>` sorted set of game ids by creation time, for the lobby
+- `<prefix>:index:<status>:<game>` the same per game (the `cardroom_active_games` metric)
 
 Flask-free: the RQ worker imports it too.
 """
@@ -170,11 +171,12 @@ class GameStore:
         # because the lobby re-reads each record.
         with self.client.pipeline(transaction=False) as pipe:
             for status in STATUSES:
-                index = f"{self.prefix}:index:{status}"
-                if status == record.status:
-                    pipe.zadd(index, {record.game_id: record.created_at})
-                else:
-                    pipe.zrem(index, record.game_id)
+                # by status (the lobby), and by status and game (`cardroom_active_games`, service/metrics.py)
+                for index in (f"{self.prefix}:index:{status}", f"{self.prefix}:index:{status}:{record.game}"):
+                    if status == record.status:
+                        pipe.zadd(index, {record.game_id: record.created_at})
+                    else:
+                        pipe.zrem(index, record.game_id)
             pipe.execute()
 
     def events(self, game_id: str) -> list[dict[str, Any]]:

@@ -2,18 +2,27 @@
 
 Each function loads nothing itself beyond what it is given, applies the pure engine function, then makes one
 compare-and-set write (`GameStore.save`), and enqueues the next AI turn. A rejection raises before any write.
+
+Two optional game-module hooks (engine/protocol.py "Optional hooks") let the rules, not the service, decide:
+`seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
+waits before closing Talmut's matching window); games without them behave as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import time
+from datetime import UTC, datetime
+
 from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
 from engine import GAMES, GameFinished, NotYourTurn
 from engine.protocol import Action, Event
-from service.store import GameRecord, GameStore
+from service.metrics import count_action
+from service.store import GameRecord, GameStore, SeatRecord
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -50,13 +59,28 @@ def play(store: GameStore, queue: Queue, record: GameRecord, seat: int, action: 
     new_record = dataclasses.replace(
         record,
         version=record.version + 1,
+        seats=handed_to_ai(record, state),
         state=game.dump_state(state),
         status="finished" if result else "active",
         result=result.to_json() if result else None,
     )
     store.save(new_record, record.version, [stored_event(new_record.version, event) for event in events])
+    count_action(store.client, store.prefix, record.game, action["type"])
     enqueue_ai_turns(store, queue, new_record)
     return new_record
+
+
+def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
+    """`record.seats` after the rules handed seats to an AI, per the game's optional `seats_handed_to_ai(state)`.
+
+    E.g. a resigned Talmut seat plays on at `easy` (talmut.md §3.17): it becomes `kind` "ai" at that level and
+    keeps its name and token (its player may still watch it).
+    """
+    handed = getattr(GAMES[record.game], "seats_handed_to_ai", None)
+    seats = [dataclasses.replace(entry) for entry in record.seats]
+    for seat, level in (handed(state) if handed is not None else {}).items():
+        seats[seat].kind, seats[seat].level = "ai", level
+    return seats
 
 
 def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
@@ -79,16 +103,32 @@ def ai_seats_to_act(record: GameRecord) -> list[int]:
 
 
 def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord) -> None:
-    """Enqueue one job per AI seat that is to act at `record.version`; repeats are harmless (unique job ids)."""
-    for seat in ai_seats_to_act(record):
+    """Enqueue one job per AI seat that is to act at `record.version`; repeats are harmless (unique job ids).
+
+    A seat the game asks to wait (its optional `ai_delay_ms(state, seat)` > 0, e.g. Talmut's `match_pause_ms`
+    before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_in`; the
+    worker runs `with_scheduler=True`), so no web or worker process ever sleeps. If the game moves on meanwhile,
+    the job finds a newer version and does nothing. RQ keeps scheduled times in whole seconds and polls once a
+    second, so the due time is rounded up to a whole second: the wait is never shorter than asked (fair to the
+    humans who may match) and at most about two seconds longer.
+    """
+    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
+    seats = ai_seats_to_act(record)
+    state = GAMES[record.game].load_state(record.state) if seats and delay_of is not None else None
+    for seat in seats:
+        delay_ms = delay_of(state, seat) if delay_of is not None else 0
+        job = {
+            "args": (store.prefix, record.game_id, record.version, seat),
+            "job_id": ai_job_id(record.game_id, record.version, seat),
+            "job_timeout": AI_JOB_TIMEOUT_SECONDS,
+            "unique": True,
+        }
         try:
-            queue.enqueue_call(
-                AI_JOB,
-                args=(store.prefix, record.game_id, record.version, seat),
-                job_id=ai_job_id(record.game_id, record.version, seat),
-                timeout=AI_JOB_TIMEOUT_SECONDS,
-                unique=True,
-            )
+            if delay_ms > 0:
+                due = math.ceil(time.time() + delay_ms / 1000)
+                queue.enqueue_at(datetime.fromtimestamp(due, tz=UTC), AI_JOB, **job)
+            else:
+                queue.enqueue(AI_JOB, **job)
         except DuplicateJobError:
             pass
 

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import random
+import time
 
 from rq import get_current_job
 
 from engine.ai import choose_action
+from service.metrics import observe_ai_decision
 from service.store import GameNotFound, GameStore, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
 
 
 def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int) -> str:
-    """Play `seat`'s move in game `game_id` (stored under `key_prefix`) if the game is still at `expected_version`; return what happened.
+    """Play `seat`'s move in game `game_id` (under `key_prefix`) if it is still at `expected_version`.
 
     The move is computed from the seat's view only (`ai_seat_view`), then applied with the same version check
     as a human move, which also enqueues the next AI turn. Returns "played", or "stale" when the game moved on
-    (another write won, or it is no longer this seat's turn), or "gone" for an expired game.
+    (another write won, or it is no longer this seat's turn), "passed" when the seat was listed only for actions
+    nobody waits for and chose none (talmut.md §4.1), or "gone" for an expired game.
     """
     job = get_current_job()
     assert job is not None, "play_ai_turn runs inside an RQ job"
@@ -32,7 +35,11 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     if not view["legal_actions"]:
         return "stale"
     level = record.seats[seat].level or "random"
+    started = time.perf_counter()
     action = choose_action(view, level, random.Random(f"{game_id}:{expected_version}:{seat}"))
+    observe_ai_decision(store.client, key_prefix, record.game, level, time.perf_counter() - started)
+    if action is None:
+        return "passed"
     try:
         play(store, make_queue(store, job.origin), record, seat, action)
     except VersionConflict:

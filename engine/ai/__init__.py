@@ -2,6 +2,8 @@
 
 An AI sees exactly what its seat's player would see over HTTP: the `SeatView` (the seat's view and its legal
 actions), never the game state. That is the type-level guarantee that no level can peek at hidden cards.
+A level may return None only for a seat listed just for actions it is never waited for (Talmut's `match` and
+`withdraw`, talmut.md §4.1): the seat chooses to do nothing and the game moves on without it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from engine.ai import durak
+from engine.ai import durak, svoi_koziri, tadmur, talmut
 from engine.protocol import Action, Seat
 
 
@@ -23,7 +25,7 @@ class SeatView(TypedDict):
     legal_actions: Sequence[Action]
 
 
-Chooser = Callable[[SeatView, random.Random], Action]
+Chooser = Callable[[SeatView, random.Random], Action | None]
 
 
 def random_action(view: SeatView, rng: random.Random) -> Action:
@@ -40,11 +42,16 @@ def random_action(view: SeatView, rng: random.Random) -> Action:
 
 LEVELS: Mapping[str, Mapping[str, Chooser]] = {
     "durak": {"random": random_action, "easy": durak.easy},
+    "svoi_koziri": {"random": random_action, "easy": svoi_koziri.easy},
+    "tadmur": {"random": random_action, "easy": tadmur.easy},
+    "talmut": {"random": talmut.random_level, "easy": talmut.easy},
 }
 
 
-def choose_action(view: SeatView, level: str, rng: random.Random) -> Action:
-    """The action the AI of `level` plays from `view` (one of `view["legal_actions"]`).
+def choose_action(view: SeatView, level: str, rng: random.Random) -> Action | None:
+    """The action the AI of `level` plays from `view` (one of `view["legal_actions"]`), or None to do nothing.
+
+    None comes only from a seat listed just for optional actions (the module docstring).
 
     Raises:
         KeyError: no such game or level (see `LEVELS`).

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.games import durak
+from engine.games import durak, svoi_koziri, tadmur, talmut
 from engine.protocol import Game
 
-GAMES: dict[str, Game[Any, Any]] = {durak.ID: durak}
+GAMES: dict[str, Game[Any, Any]] = {
+    durak.ID: durak, svoi_koziri.ID: svoi_koziri, tadmur.ID: tadmur, talmut.ID: talmut
+}

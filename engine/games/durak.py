@@ -17,14 +17,17 @@ Events (type: public fields; private fields per seat in brackets):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, check_shape
-from engine.cards import FRENCH_SUITS, Card, Suit, code_map, french_deck
-from engine.errors import GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
+from engine.actions import ActionShapes, CardField, check_action
+from engine.beating import beats
+from engine.cards import FRENCH_36, Card, Suit, parse_french_36, suit_then_rank
+from engine.errors import IllegalAction, NotYourTurn
+from engine.hands import hidden_hands, lay_card, require_in_hand
+from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
 from engine.protocol import JSON, Action, Event, Result, Seat, View
 from engine.seats import other_seat
 
@@ -43,15 +46,7 @@ ACTIONS: ActionShapes = {
 HAND_SIZE = 6
 """Cards a hand is refilled to, and the most attack cards a bout can hold (durak.md §3.5, §3.8)."""
 
-_DECK = french_deck(6)
-_CARDS = code_map(_DECK)
-_SUIT_ORDER = {suit: index for index, suit in enumerate(FRENCH_SUITS)}
-_SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Durak has no options (durak.md §2.3)."""
+_DECK = FRENCH_36
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,43 +105,11 @@ class DurakState:
 # Value helpers
 
 
-def parse_card(code: str) -> Card:
-    """The card of a Durak code (durak.md §2.2).
+parse_card = parse_french_36
+"""The card of a Durak code (durak.md §2.2); raises KeyError for any other string."""
 
-    Raises:
-        KeyError: not one of the 36 codes (exact spelling).
-
-    >>> parse_card("10H")
-    Card(10H)
-    """
-    return _CARDS[code]
-
-
-def hand_order(cards: Iterable[Card]) -> tuple[Card, ...]:
-    """`cards` by suit `S H D C`, then rank ascending; trumps get no special place (durak.md §2.2).
-
-    >>> [card.code for card in hand_order(parse_card(c) for c in ["JC", "6H", "10S", "8C", "7S", "9D"])]
-    ['7S', '10S', '6H', '9D', '8C', 'JC']
-    """
-    return tuple(sorted(cards, key=lambda card: (_SUIT_ORDER[card.suit], card.rank)))
-
-
-def beats(card: Card, other: Card, trump: Suit) -> bool:
-    """Whether `card` beats `other` (durak.md §3.1): same suit and higher, or a trump on a non-trump.
-
-    >>> hearts = Suit.HEARTS
-    >>> beats(parse_card("7H"), parse_card("6H"), hearts), beats(parse_card("6H"), parse_card("AS"), hearts)
-    (True, True)
-    >>> beats(parse_card("AS"), parse_card("6H"), hearts), beats(parse_card("9C"), parse_card("7D"), hearts)
-    (False, False)
-    """
-    if card.suit == other.suit:
-        return card.rank > other.rank
-    return card.suit == trump
-
-
-def _rank_label(card: Card) -> str:
-    return card.code[:-1]
+hand_order = suit_then_rank
+"""Durak's hand order: by suit `S H D C`, then rank ascending; trumps get no special place (durak.md §2.2)."""
 
 
 def _lowest_trump(hand: Iterable[Card], trump: Suit) -> Card | None:
@@ -157,22 +120,10 @@ def _lowest_trump(hand: Iterable[Card], trump: Suit) -> Card | None:
 # Game description
 
 
-def describe_options() -> dict[str, JSON]:
-    """Durak offers no options (durak.md §2.3)."""
-    return {}
-
-
-def parse_options(raw: Mapping[str, JSON]) -> Options:
-    """Accept only an empty `options` object (durak.md §2.3, §7.6).
-
-    Raises:
-        InvalidOptions: `raw` is not an object or has any key.
-    """
-    if not isinstance(raw, Mapping):
-        raise InvalidOptions("options must be an object")
-    if raw:
-        raise InvalidOptions(f"durak has no options (got {', '.join(sorted(map(str, raw)))})")
-    return Options()
+Options = NoOptions
+"""Durak has no options (durak.md §2.3, §7.6)."""
+describe_options = describe_no_options
+parse_options = no_options_parser(ID)
 
 
 def full_deck(options: Options) -> tuple[Card, ...]:
@@ -194,11 +145,7 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> D
         InvalidOptions: `seats` is not 2.
         InvalidDeck: `deck` is not a permutation of the 36 cards.
     """
-    if seats not in SEATS:
-        raise InvalidOptions(f"durak is played by 2 seats, not {seats}")
-    deck = tuple(deck)
-    if len(deck) != len(_DECK) or set(deck) != set(_DECK):
-        raise InvalidDeck("deck must be a permutation of the 36 cards 6..A")
+    deck = check_table(ID, seats, SEATS, deck, _DECK)
     hands = (hand_order(deck[0:12:2]), hand_order(deck[1:12:2]))
     indicator = deck[12]
     trump = indicator.suit
@@ -336,11 +283,7 @@ def result(state: DurakState) -> Result | None:
     """The outcome by durak.md §5.1 and §5.2, or None while the game is active."""
     if state.reason is None:
         return None
-    if state.loser is None:
-        return Result(winners=(), losers=(), draw=True, scores={"0": 0, "1": 0}, reason=state.reason)
-    winner = other_seat(state.loser)
-    scores = {str(seat): int(seat == winner) for seat in (0, 1)}
-    return Result(winners=(winner,), losers=(state.loser,), draw=False, scores=scores, reason=state.reason)
+    return Result.heads_up(None if state.loser is None else other_seat(state.loser), state.reason)
 
 
 def view(state: DurakState, seat: Seat | None) -> View:
@@ -396,29 +339,15 @@ def hidden_from(state: DurakState, seat: Seat | None) -> set[Card]:
     """
     hidden = set(state.stock[:-1])
     if state.reason is None:
-        for owner, hand in enumerate(state.hands):
-            if owner != seat:
-                hidden.update(hand)
+        hidden.update(hidden_hands(state.hands, seat))
     hidden.discard(state.first_attack_card)
     return hidden
 
 
-def dump_state(state: DurakState) -> dict[str, JSON]:
-    """A JSON-safe dict of `state` (cards as codes), tagged with `engine.serialize.FORMAT`."""
-    return {"format": serialize.FORMAT, **serialize.dump(state)}
-
-
-def load_state(data: Mapping[str, JSON]) -> DurakState:
-    """Inverse of `dump_state`.
-
-    Raises:
-        ValueError: `data` was written in another format version.
-        KeyError, TypeError: `data` does not have the shape of a state.
-    """
-    if data.get("format") != serialize.FORMAT:
-        raise ValueError(f"unsupported state format {data.get('format')!r}")
-    state: DurakState = serialize.load(DurakState, data, parse_card)
-    return state
+dump_state = serialize.dump_state
+"""A JSON-safe dict of a state (cards as codes), tagged with `engine.serialize.FORMAT`."""
+load_state = serialize.state_loader(DurakState, parse_card)
+"""Inverse of `dump_state`; raises ValueError (another format version), KeyError or TypeError (not a state)."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -443,13 +372,8 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
             what the actor can see, e.g. "6H does not beat 9H", "no 8 on the table".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    if state.reason is not None:
-        raise GameFinished("the game is over")
-    # The HTTP layer rejects malformed bodies first; the engine must still never crash on them.
-    parsed = check_shape(action, ACTIONS, parse_card)
+    parsed = check_action(action, ACTIONS, parse_card, finished=state.reason is not None, seat=seat, seats=2)
     kind, card, against = parsed["type"], parsed.get("card"), parsed.get("against")
-    if seat not in (0, 1):
-        raise IllegalAction(f"there is no seat {seat!r}")
     if kind == "resign":
         return _resign(state, seat)
     if seat not in to_act(state):
@@ -459,18 +383,18 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
         if role != "attacker":
             raise IllegalAction("you are defending: defend or take")
         assert card is not None
-        _check_in_hand(state, seat, card)
+        require_in_hand(state.hands[seat], card)
         if state.table:
             if len(state.table) >= state.bout_limit:
                 raise IllegalAction(f"the bout already holds {state.bout_limit} attack cards, its limit")
             if card.rank not in _ranks_on_table(state):
-                raise IllegalAction(f"no {_rank_label(card)} on the table")
+                raise IllegalAction(f"no {card.rank_code} on the table")
         return _attack(state, seat, card)
     if kind == "defend":
         if role != "defender":
             raise IllegalAction("only the defender defends")
         assert card is not None and against is not None
-        _check_in_hand(state, seat, card)
+        require_in_hand(state.hands[seat], card)
         open_row = _undefended(state)
         assert open_row is not None  # D is to act only while a card is undefended
         if against != open_row.attack:
@@ -492,27 +416,14 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
     return _end_bout(state)
 
 
-def _check_in_hand(state: DurakState, seat: Seat, card: Card) -> None:
-    if card not in state.hands[seat]:
-        raise IllegalAction(f"{card} is not in your hand")
-
-
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    return tuple(other for other in hand if other != card)
-
-
-def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: Seat, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return tuple(hand if owner == seat else other for owner, other in enumerate(hands))
-
-
 def _attack(state: DurakState, seat: Seat, card: Card) -> tuple[DurakState, list[Event]]:
-    hands = _with_hand(state.hands, seat, _without(state.hands[seat], card))
+    hands = lay_card(state.hands, seat, card)
     new = replace(state, hands=hands, table=(*state.table, Row(card)))
     return new, [Event("attacked", {"seat": seat, "card": card.code})]
 
 
 def _defend(state: DurakState, seat: Seat, card: Card, open_row: Row) -> tuple[DurakState, list[Event]]:
-    hands = _with_hand(state.hands, seat, _without(state.hands[seat], card))
+    hands = lay_card(state.hands, seat, card)
     table = (*state.table[:-1], replace(open_row, defense=card))
     new = replace(state, hands=hands, table=table)
     return new, [Event("defended", {"seat": seat, "card": card.code, "against": open_row.attack.code})]

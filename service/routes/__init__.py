@@ -1,1 +1,1 @@
-"""HTTP routes: rules, games (games, seats, view, actions, events) and health."""
+"""HTTP routes: rules, games (games, seats, view, actions, events), health and metrics."""

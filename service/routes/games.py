@@ -30,6 +30,7 @@ from service.schemas.games import (
     GameListSchema,
     JoinSchema,
     SeatedViewSchema,
+    ViewHeadersSchema,
     ViewQuerySchema,
     ViewSchema,
 )
@@ -40,6 +41,18 @@ from service.views import event_view, game_view, stored_event
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
 JOIN_ATTEMPTS = 8
+
+# Headers in the spec (shared/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
+ETAG_HEADER = {"description": "the game's version, quoted", "schema": {"type": "string", "example": '"17"'}}
+IF_MATCH = {
+    "in": "header", "name": "If-Match", "required": False, "schema": {"type": "string", "example": '"17"'},
+    "description": "the ETag (version) you saw: 412 precondition_failed if the game has moved on",
+}
+IDEMPOTENCY_KEY = {
+    "in": "header", "name": "Idempotency-Key", "required": False,
+    "schema": {"type": "string", "maxLength": 200, "example": "3f0c2b8e-move-12"},
+    "description": "a key of your choice: repeating it with the same body returns the first response (kept 24 h)",
+}
 
 
 @dataclass
@@ -91,7 +104,9 @@ class Games(MethodView):
     """Create games and list the lobby."""
 
     @blp.arguments(CreateGameSchema)
-    @blp.response(201, SeatedViewSchema, headers={"Location": {"schema": {"type": "string"}}})
+    @blp.response(201, SeatedViewSchema, headers={"Location": {
+        "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
+    }})
     @blp.alt_response(404, schema="Error", description="unknown_game")
     @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck")
     def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -120,6 +135,9 @@ class Games(MethodView):
         seed = body.get("seed", secrets.randbits(63))
         deck = parse_deck(body["deck"], full_deck) if "deck" in body else shuffled(full_deck, seed)
         state = game.new_game(len(seats), options, deck, seed)
+        tell_ai_seats = getattr(game, "with_ai_seats", None)  # optional hook (engine/protocol.py)
+        if tell_ai_seats is not None:
+            state = tell_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
 
         token = None
         humans = [number for number, seat in enumerate(seats) if seat.kind == "human"]
@@ -222,12 +240,16 @@ class GameResource(MethodView):
     """One game as the viewer may see it."""
 
     @blp.arguments(ViewQuerySchema, location="query")
-    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
-    @blp.alt_response(304, description="not modified: If-None-Match names the version, or no newer version came")
+    @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
+    @blp.alt_response(
+        304, description="not modified: If-None-Match names the version, or no newer version came",
+        headers={"ETag": ETAG_HEADER},
+    )
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.arguments(ViewHeadersSchema, location="headers", as_kwargs=True)  # documents If-None-Match
     @blp.doc(security=[{}, {"bearer": []}])
-    def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+    def get(self, query: dict[str, Any], game_id: str, **headers: str):  # type: ignore[no-untyped-def]
         """View a game: your seat's view with a token, the spectator view without.
 
         The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
@@ -250,14 +272,14 @@ class Actions(MethodView):
     """Play."""
 
     @blp.doc(requestBody=action_request_body())
-    @blp.response(200, ViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(403, schema="Error", description="not_your_turn")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
     @blp.alt_response(412, schema="Error", description="precondition_failed")
     @blp.alt_response(422, schema="Error", description="invalid_request, illegal_action, idempotency_key_reused")
-    @blp.doc(security=[{"bearer": []}])
+    @blp.doc(security=[{"bearer": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY])
     def post(self, game_id: str):  # type: ignore[no-untyped-def]
         """Play one action: one of your view's `legal_actions`, verbatim.
 
@@ -283,6 +305,10 @@ class Actions(MethodView):
             action = ACTION_SCHEMAS[record.game]().load(body)
         except ValidationError as error:
             abort(422, message=f"not a valid {record.game} action", errors=error.messages, error="invalid_request")
+        if record.seats[seat].kind == "ai" and action["type"] != "resign":
+            # a resigned player's seat is played by the AI now (talmut.md §3.17); a second resign gets the
+            # engine's illegal_action
+            abort(403, message="you resigned: the AI plays this seat now", error="not_your_turn")
         if request.if_match and not request.if_match.contains(str(record.version)):
             abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
         new_record = play(store, services().queue, record, seat, action)

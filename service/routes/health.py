@@ -5,15 +5,22 @@ from __future__ import annotations
 from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import Schema, fields
 
 blp = Blueprint("health", __name__, url_prefix="", description="Probes")
+
+
+class StatusSchema(Schema):
+    """A probe's answer."""
+
+    status = fields.String(required=True, metadata={"example": "ok"})
 
 
 @blp.route("/healthz")
 class Health(MethodView):
     """Liveness."""
 
-    @blp.response(200)
+    @blp.response(200, StatusSchema)
     def get(self):  # type: ignore[no-untyped-def]
         """The process is up (does not touch Redis)."""
         return {"status": "ok"}
@@ -23,7 +30,7 @@ class Health(MethodView):
 class Ready(MethodView):
     """Readiness."""
 
-    @blp.response(200)
+    @blp.response(200, StatusSchema)
     @blp.alt_response(503, schema="Error", description="store_unavailable")
     def get(self):  # type: ignore[no-untyped-def]
         """Redis answers: the service can take requests."""

@@ -66,10 +66,17 @@ def register_action_components(spec: Any) -> None:
         })
 
 
+def any_action() -> dict[str, Any]:
+    """The OpenAPI schema of any game's action: `anyOf` the per-game `oneOf`s.
+
+    `anyOf`, not `oneOf`: `{"type": "resign"}` is an action of every game, so it matches several branches;
+    which game applies is decided by the game the action is posted to.
+    """
+    refs = [{"$ref": f"#/components/schemas/{schema.__name__}"} for schema in ACTION_SCHEMAS.values()]
+    return refs[0] if len(refs) == 1 else {"anyOf": refs}
+
+
 def action_request_body() -> dict[str, Any]:
     """The OpenAPI request body of `POST /v1/games/{game_id}/actions`: any game's action."""
-    refs = [{"$ref": f"#/components/schemas/{schema.__name__}"} for schema in ACTION_SCHEMAS.values()]
-    return {
-        "required": True,
-        "content": {"application/json": {"schema": refs[0] if len(refs) == 1 else {"oneOf": refs}}},
-    }
+    example = {"type": "defend", "card": "9H", "against": "6H"}
+    return {"required": True, "content": {"application/json": {"schema": any_action(), "example": example}}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.schemas.actions import any_action
 from service.store import STATUSES
 
 NAME = fields.String(validate=validate.Length(min=1, max=40), metadata={"example": "Ann"})
@@ -52,6 +53,7 @@ class SeatViewSchema(ma.Schema):
     level = fields.String(metadata={"description": "AI seats only"})
     open = fields.Boolean(metadata={"description": "human seats only: nobody has taken it yet"})
     hand_size = fields.Integer(metadata={"description": "once dealt, in games with hands"})
+    resigned = fields.Boolean(metadata={"description": "Talmut: the player resigned and the AI plays the seat"})
 
 
 class ResultSchema(ma.Schema):
@@ -60,7 +62,12 @@ class ResultSchema(ma.Schema):
     winners = fields.List(fields.Integer(), required=True)
     losers = fields.List(fields.Integer(), required=True)
     draw = fields.Boolean(required=True)
-    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    scores = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        required=True,
+        metadata={"description": "seat -> score, or the game's own object (Talmut: totals and rounds)"},
+    )
     reason = fields.String(required=True, metadata={"example": "durak"})
 
 
@@ -76,7 +83,9 @@ class ViewSchema(ma.Schema):
     to_act = fields.List(fields.Integer(), required=True)
     pending_ai = fields.List(fields.Integer(), required=True)
     legal_actions = fields.List(
-        fields.Dict(), required=True, metadata={"description": "each the exact body to POST to /actions"}
+        fields.Raw(metadata=any_action()),
+        required=True,
+        metadata={"description": "each the exact body to POST to /actions"},
     )
     state = fields.Raw(
         allow_none=True, required=True, metadata={"type": "object", "description": "game-specific table"}
@@ -87,7 +96,11 @@ class ViewSchema(ma.Schema):
 class SeatedViewSchema(ViewSchema):
     """The view for a new seat, with the seat's secret token (shown once)."""
 
-    player_token = fields.String(required=True, metadata={"description": "send as Authorization: Bearer <token>"})
+    player_token = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
+    )
 
 
 class GameSummarySchema(ma.Schema):
@@ -124,20 +137,19 @@ class ViewQuerySchema(ma.Schema):
     wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30))
 
 
+class ViewHeadersSchema(ma.Schema):
+    """Conditional GET: the route compares If-None-Match itself (request.if_none_match)."""
+
+    if_none_match = fields.String(
+        data_key="If-None-Match",
+        metadata={"description": "the ETag you hold: 304 while the game is still at that version", "example": '"17"'},
+    )
+
+
 class EventsQuerySchema(ma.Schema):
     """Events after version `after` (0: all)."""
 
     after = fields.Integer(load_default=0, validate=validate.Range(min=0))
-
-
-class EventSchema(ma.Schema):
-    """One event as the viewer may see it; other fields depend on `type`."""
-
-    class Meta:
-        unknown = ma.INCLUDE
-
-    version = fields.Integer(required=True)
-    type = fields.String(required=True)
 
 
 class EventListSchema(ma.Schema):
@@ -145,7 +157,11 @@ class EventListSchema(ma.Schema):
 
     game_id = fields.String(required=True)
     version = fields.Integer(required=True)
-    events = fields.List(fields.Dict(), required=True)
+    events = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={"description": "each {version, type, ...fields of that type}, redacted for the viewer"},
+    )
 
 
 class RulesSchema(ma.Schema):

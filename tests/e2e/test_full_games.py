@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -59,9 +60,16 @@ def play_against_ai(base_url: str, level: str, seed: int) -> dict[str, Any]:
     """
     rng = random.Random(seed)
     session = requests.Session()
-    created = call(session, "POST", f"{base_url}/v1/games", json={
-        "game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": level}], "seed": seed,
-    })
+    created = call(
+        session,
+        "POST",
+        f"{base_url}/v1/games",
+        json={
+            "game": "durak",
+            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": level}],
+            "seed": seed,
+        },
+    )
     assert created.status_code == 201, created.text
     view = created.json()
     assert view["you"] == 0 and view["status"] == "active"
@@ -75,15 +83,21 @@ def play_against_ai(base_url: str, level: str, seed: int) -> dict[str, Any]:
             choices = [action for action in view["legal_actions"] if action["type"] != "resign"]
             assert choices, f"seat 0 is to act with nothing but resign: {view['legal_actions']}"
             mark = time.monotonic()
-            response = call(session, "POST", f"{game_url}/actions", json=rng.choice(choices),
-                            headers={"If-Match": f'"{view["version"]}"'})
+            response = call(
+                session,
+                "POST",
+                f"{game_url}/actions",
+                json=rng.choice(choices),
+                headers={"If-Match": f'"{view["version"]}"'},
+            )
             assert response.status_code == 200, response.text
             new_view = response.json()
             assert new_view["version"] == view["version"] + 1
         else:
             assert view["to_act"] == [1] and view["legal_actions"] == []
-            response = call(session, "GET", game_url,
-                            params={"after_version": view["version"], "wait": LONG_POLL_SECONDS})
+            response = call(
+                session, "GET", game_url, params={"after_version": view["version"], "wait": LONG_POLL_SECONDS}
+            )
             if response.status_code == 304:
                 continue  # no AI move yet: the deadline and the latency bound catch a stuck AI
             assert response.status_code == 200, response.text
@@ -106,7 +120,7 @@ def test_twenty_concurrent_games_against_the_ai_finish(stack: Stack) -> None:
     for report in reports:
         check_finished(report["view"])
         versions = report["versions"]
-        assert all(before < after for before, after in zip(versions, versions[1:])), versions
+        assert all(before < after for before, after in pairwise(versions)), versions
         assert report["latencies"], "the AI never moved"
     max_latency = max(max(report["latencies"]) for report in reports)
     ai_moves = sum(len(report["latencies"]) for report in reports)
@@ -117,9 +131,16 @@ def test_twenty_concurrent_games_against_the_ai_finish(stack: Stack) -> None:
 def test_ai_against_ai_plays_itself_while_a_spectator_watches(stack: Stack) -> None:
     """shared/API.md: a game of AI seats starts at once and plays itself; without a token one sees public data."""
     session = requests.Session()
-    created = call(session, "POST", f"{stack.base_url}/v1/games", json={
-        "game": "durak", "seats": [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}], "seed": 7,
-    })
+    created = call(
+        session,
+        "POST",
+        f"{stack.base_url}/v1/games",
+        json={
+            "game": "durak",
+            "seats": [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}],
+            "seed": 7,
+        },
+    )
     assert created.status_code == 201, created.text
     view = created.json()
     assert view["player_token"] is None and view["status"] == "active"
@@ -144,7 +165,9 @@ def test_example_bot_plays_a_whole_game(stack: Stack) -> None:
     """examples/bot.py works as documented against a running server."""
     completed = subprocess.run(
         [sys.executable, str(REPO / "examples" / "bot.py"), stack.base_url],
-        capture_output=True, text=True, timeout=GAME_DEADLINE_SECONDS,
+        capture_output=True,
+        text=True,
+        timeout=GAME_DEADLINE_SECONDS,
     )
     assert completed.returncode == 0, completed.stderr
     assert "result:" in completed.stdout and ("'winners'" in completed.stdout or '"winners"' in completed.stdout)

@@ -16,26 +16,55 @@ from hypothesis import strategies as st
 
 from engine.ai import LEVELS, SeatView, choose_action
 from engine.cards import shuffled
+from engine.errors import IllegalAction
 from engine.games import GAMES
-from engine.protocol import Action, Event, Game
+from engine.protocol import Action, Event, Game, Seat
 from engine.redaction import codes_in, event_for
 
 GAME_IDS = sorted(GAMES)
 MAX_ACTIONS = 1000
-"""A bound on any game's length (durak.md §8.12 observed about 210 actions)."""
+"""A bound on a game's length (durak.md §8.12 observed about 210 actions), unless `LONG_GAMES` gives another."""
+LONG_GAMES = {"svoi_koziri": 20_000, "talmut": 5_000}
+"""Games whose uniform random play runs longer (svoi_koziri.md §8.13: median about 700, longest about 9,000;
+talmut: rounds to 50 points, 8 `easy` seats took up to about 1,100 actions in 20 games)."""
 RESIGN_CHANCE = 0.002
+OPTIONAL_CHANCE = 0.1
+"""How often a seat listed only for optional actions acts (talmut.md §8.13: uniform choice among all listed seats
+would withdraw nearly every call)."""
 
 seeds = st.integers(0, 2**32 - 1)
 
 
-def start(game_id: str, seed: int) -> tuple[Game[Any, Any], Any, int, random.Random]:
-    """A game of `game_id` dealt from the deck shuffled by `seed`, with a playout rng."""
+def seat_counts(game: Game[Any, Any]) -> list[int]:
+    """The smallest, a middle and the largest table `game.SEATS` allows (Durak: 2; Talmut: 3, 5, 8)."""
+    return sorted({game.SEATS.start, (game.SEATS.start + game.SEATS.stop - 1) // 2, game.SEATS.stop - 1})
+
+
+TABLES = [(game_id, seats) for game_id in GAME_IDS for seats in seat_counts(GAMES[game_id])]
+
+
+def start(game_id: str, seed: int, seats: int) -> tuple[Game[Any, Any], Any, int, random.Random]:
+    """A game of `game_id` for `seats` dealt from the deck shuffled by `seed`, with a playout rng."""
     game = GAMES[game_id]
     rng = random.Random(seed)
     options = game.parse_options({})
-    seats = rng.choice(game.SEATS)
     state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
     return game, state, seats, rng
+
+
+def optional_only(game: Game[Any, Any], state: Any, seat: Seat) -> bool:
+    """Whether `seat` is listed only for actions nobody waits for (a game's `OPTIONAL_ACTIONS`, e.g. a match)."""
+    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
+    return all(action["type"] in optional for action in game.legal_actions(state, seat))
+
+
+def pick_actor(game: Game[Any, Any], state: Any, rng: random.Random) -> Seat:
+    """A seat of `to_act` that must act, or now and then one listed only for optional actions."""
+    listed = sorted(game.to_act(state))
+    required = [seat for seat in listed if not optional_only(game, state, seat)]
+    if not required or (len(required) < len(listed) and rng.random() < OPTIONAL_CHANCE):
+        return rng.choice([seat for seat in listed if seat not in required])
+    return rng.choice(required)
 
 
 def seat_view(game_id: str, game: Game[Any, Any], state: Any, seat: int) -> SeatView:
@@ -81,46 +110,56 @@ def check_step(game: Game[Any, Any], before: Any, after: Any, events: list[Event
     assert game.load_state(dumped) == after, "dump/load round trip changed the state"
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
 @settings(deadline=None)
 @given(seed=seeds)
-def test_random_playout_keeps_invariants(game_id: str, seed: int) -> None:
+def test_random_playout_keeps_invariants(game_id: str, seats: int, seed: int) -> None:
     """STYLE.md §5 (durak.md §8.12): conservation, someone to act, no leaks, round trip, bounded length."""
-    game, state, seats, rng = start(game_id, seed)
+    game, state, seats, rng = start(game_id, seed, seats)
     check_step(game, None, state, [], seats)
-    for _ in range(MAX_ACTIONS):
+    for _ in range(LONG_GAMES.get(game_id, MAX_ACTIONS)):
         if game.result(state) is not None:
             return
         action: Action
         if rng.random() < RESIGN_CHANCE:
             seat, action = rng.randrange(seats), {"type": "resign"}  # any seat, in or out of turn
         else:
-            seat = rng.choice(sorted(game.to_act(state)))
+            seat = pick_actor(game, state, rng)
             action = rng.choice([a for a in game.legal_actions(state, seat) if a["type"] != "resign"])
         frozen = game.dump_state(state)
-        after, events = game.apply(state, seat, action)
+        try:
+            after, events = game.apply(state, seat, action)
+        except IllegalAction:
+            assert action["type"] == "resign", "a listed action was refused"
+            continue  # a seat that may not resign now (talmut.md §3.17: once, and only a human seat)
         assert game.dump_state(state) == frozen, "apply mutated its input"
         check_step(game, state, after, events, seats)
         state = after
-    pytest.fail(f"no result after {MAX_ACTIONS} actions")
+    pytest.fail(f"no result after {LONG_GAMES.get(game_id, MAX_ACTIONS)} actions")
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
 @settings(deadline=None)
 @given(seed=seeds)
-def test_ai_levels_choose_legal_actions(game_id: str, seed: int) -> None:
-    """Every AI level returns one of the seat's legal actions, read from the JSON view only; AI games end."""
-    game, state, seats, rng = start(game_id, seed)
+def test_ai_levels_choose_legal_actions(game_id: str, seats: int, seed: int) -> None:
+    """Every AI level returns one of the seat's legal actions (or nothing, for a seat listed only for optional
+    actions), read from the JSON view only; AI games end."""
+    game, state, seats, rng = start(game_id, seed, seats)
     levels = sorted(LEVELS[game_id])
     players = [rng.choice(levels) for _ in range(seats)]
-    for _ in range(MAX_ACTIONS):
+    for _ in range(LONG_GAMES.get(game_id, MAX_ACTIONS)):
         if game.result(state) is not None:
             return
-        seat = rng.choice(sorted(game.to_act(state)))
+        seat = pick_actor(game, state, rng)
         view = seat_view(game_id, game, state, seat)
-        chosen: dict[str, Action] = {}
+        chosen: dict[str, Action | None] = {}
         for level in levels:
             chosen[level] = choose_action(view, level, random.Random(rng.random()))
-            assert chosen[level] in view["legal_actions"], f"{level} chose {chosen[level]}"
-        state, _ = game.apply(state, seat, chosen[players[seat]])
-    pytest.fail(f"no result after {MAX_ACTIONS} actions")
+            if chosen[level] is None:
+                assert optional_only(game, state, seat), f"{level} passed while it must act"
+            else:
+                assert chosen[level] in view["legal_actions"], f"{level} chose {chosen[level]}"
+        played = chosen[players[seat]]
+        if played is not None:
+            state, _ = game.apply(state, seat, played)
+    pytest.fail(f"no result after {LONG_GAMES.get(game_id, MAX_ACTIONS)} actions")

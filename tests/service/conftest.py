@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import redis
 from rq import SimpleWorker
+from rq.registry import ScheduledJobRegistry
 
 from service.app import create_app
 from service.config import redis_client
-
 
 
 def delete_test_keys(client: redis.Redis, prefix: str) -> None:
@@ -46,6 +46,8 @@ class Api:
         self.client = app.test_client()
         self.connection = connection
         self.services = app.extensions["cardroom"]
+        # One worker for the test: a new one cleans the queue's registries first, which costs ~0.1 s a call.
+        self.worker = SimpleWorker([self.services.queue], connection=connection, serializer="json")
 
     def request(self, method: str, path: str, token: str | None = None, json: Any = None, **headers: str):
         if token is not None:
@@ -55,7 +57,9 @@ class Api:
     def create(self, seats: list[dict[str, Any]], game: str = "durak", **body: Any):
         return self.request("POST", "/v1/games", json={"game": game, "seats": seats, **body})
 
-    def create_humans(self, deck: list[str] | None = None, game: str = "durak", seats: int = 2) -> tuple[str, list[str]]:
+    def create_humans(
+        self, deck: list[str] | None = None, game: str = "durak", seats: int = 2
+    ) -> tuple[str, list[str]]:
         """A game of human seats only, every seat taken; returns (game_id, token per seat)."""
         body = {} if deck is None else {"deck": deck}
         created = self.create([{"kind": "human", "name": f"P{n}"} for n in range(seats)], game=game, **body)
@@ -74,10 +78,20 @@ class Api:
     def act(self, game_id: str, token: str, action: dict[str, Any], **headers: str):
         return self.request("POST", f"/v1/games/{game_id}/actions", token, json=action, **headers)
 
-    def run_ai(self) -> None:
-        """Run every queued AI job (and those they enqueue) in this process, as a worker would."""
-        worker = SimpleWorker([self.services.queue], connection=self.connection, serializer="json")
-        worker.work(burst=True)
+    def run_ai(self, with_scheduler: bool = True) -> None:
+        """Run every queued AI job (and those they enqueue) in this process, as a worker would.
+
+        Jobs scheduled for later (Talmut's match pause, talmut.md §3.18) are made due at once and moved to the
+        queue by RQ's own scheduler, so tests never wait out a pause; `with_scheduler=False` leaves them waiting.
+        """
+        scheduled = ScheduledJobRegistry(queue=self.services.queue)
+        while True:
+            self.worker.work(burst=True, logging_level="WARNING")
+            waiting = scheduled.get_job_ids()
+            if not with_scheduler or not waiting:
+                return
+            self.connection.zadd(scheduled.key, {job_id: 0 for job_id in waiting})
+            self.worker.work(burst=True, logging_level="WARNING", with_scheduler=True)
 
 
 @pytest.fixture

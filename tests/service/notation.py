@@ -9,7 +9,11 @@ def parse_step(step: str) -> tuple[int, dict[str, Any]]:
     """`"s1 defend 7H/6H"` -> `(1, {"type": "defend", "card": "7H", "against": "6H"})`."""
     seat, verb, *rest = step.split()
     action: dict[str, Any] = {"type": verb}
-    if rest:
+    if verb == "guess":  # tadmur.md §8: `s1 guess 9` names a rank, not a card
+        action["rank"] = rest[0]
+    elif verb == "choose_trump":  # svoi_koziri.md §8: `s0 choose_trump S` names a suit
+        action["suit"] = rest[0]
+    elif rest:
         card, _, against = rest[0].partition("/")
         action["card"] = card
         if against:

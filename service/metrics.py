@@ -1,0 +1,169 @@
+"""Prometheus metrics: per-process HTTP metrics, and game metrics shared through Redis (README "Metrics").
+
+Two kinds of numbers, kept where they can be summed correctly:
+
+- HTTP requests (count and latency by route and status) happen in gunicorn's worker processes. They live in
+  prometheus-client metrics; under gunicorn these run in multiprocess mode (`PROMETHEUS_MULTIPROC_DIR`, set up
+  and cleaned by `service/gunicorn_conf.py`), so `/metrics` of a pod reports all of its processes. Each web pod
+  reports its own requests; Prometheus sums the pods.
+- Game metrics (actions applied, AI decision time, AI queue depth, active games) are written by web processes
+  and by RQ workers, which in Kubernetes are other pods with no shared disk. They live in Redis, under the key
+  prefix (`<prefix>:metrics:*`, `<prefix>:index:active:<game>`), and every web pod's `/metrics` reads them at
+  scrape time: they are cluster-wide totals, the same on every pod (aggregate them with `max`, not `sum`).
+
+Flask-free, and prometheus-client is only imported to read: the worker imports this module to write its numbers
+with plain Redis commands. Writes are best effort: a failed metric write never fails the move that caused it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import redis
+
+log = logging.getLogger(__name__)
+
+AI_DECISION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, math.inf)
+"""Upper bounds (seconds) of the AI decision time histogram; the worker's job timeout is 60 s."""
+
+_SEPARATOR = "|"
+
+
+def actions_key(prefix: str) -> str:
+    """Hash `<game>|<type>` -> number of actions applied."""
+    return f"{prefix}:metrics:actions"
+
+
+def ai_decision_key(prefix: str) -> str:
+    """Hash `<game>|<level>|<bucket upper bound>` -> decisions in that bucket, and `<game>|<level>|sum` -> seconds."""
+    return f"{prefix}:metrics:ai_decision_seconds"
+
+
+def count_action(client: redis.Redis, prefix: str, game: str, action_type: str) -> None:
+    """Count one applied action of `game` (human or AI); called after the move was stored."""
+    try:
+        client.hincrby(actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
+    except redis.RedisError:
+        log.warning("could not count a %s %s action", game, action_type, exc_info=True)
+
+
+def observe_ai_decision(client: redis.Redis, prefix: str, game: str, level: str, seconds: float) -> None:
+    """Record how long an AI of `level` took to choose a move in `game` (one histogram observation)."""
+    bound = next(bound for bound in AI_DECISION_BUCKETS if seconds <= bound)
+    field = f"{game}{_SEPARATOR}{level}{_SEPARATOR}"
+    try:
+        with client.pipeline(transaction=False) as pipe:
+            pipe.hincrby(ai_decision_key(prefix), field + _bound_text(bound), 1)
+            pipe.hincrbyfloat(ai_decision_key(prefix), field + "sum", seconds)
+            pipe.execute()
+    except redis.RedisError:
+        log.warning("could not record an AI decision time", exc_info=True)
+
+
+def _bound_text(bound: float) -> str:
+    return "+Inf" if math.isinf(bound) else repr(bound)
+
+
+class RedisGameCollector:
+    """A prometheus-client collector reading the game metrics from Redis at scrape time.
+
+    `queue` is the RQ queue of AI turns; `games` the game ids to report active games for.
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str, queue: Any, games: list[str]) -> None:
+        self.client, self.prefix, self.queue, self.games = client, prefix, queue, games
+
+    def describe(self) -> list[Any]:
+        """Nothing up front: the collector is registered only in the scrape's own registry."""
+        return []
+
+    def collect(self) -> Iterator[Any]:
+        """Yield the game metric families, read from Redis in one round trip.
+
+        `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_queue_depth`, `cardroom_active_games`.
+        """
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(actions_key(self.prefix))
+            pipe.hgetall(ai_decision_key(self.prefix))
+            for game in self.games:
+                pipe.zcard(f"{self.prefix}:index:active:{game}")
+            actions, decisions, *active = pipe.execute()
+
+        applied = CounterMetricFamily(
+            "cardroom_actions_applied", "Game actions applied, by humans and AI seats", labels=["game", "type"]
+        )
+        for field, count in sorted(actions.items()):
+            game, _, action_type = field.decode().partition(_SEPARATOR)
+            applied.add_metric([game, action_type], int(count))
+        yield applied
+
+        histogram = HistogramMetricFamily(
+            "cardroom_ai_decision_seconds", "Time an AI seat took to choose a move", labels=["game", "level"]
+        )
+        for (game, level), (buckets, total) in sorted(_histograms(decisions).items()):
+            histogram.add_metric([game, level], buckets, total)
+        yield histogram
+
+        depth = GaugeMetricFamily("cardroom_ai_queue_depth", "AI turns waiting in the RQ queue for a worker")
+        depth.add_metric([], self.queue.count)
+        yield depth
+
+        games = GaugeMetricFamily("cardroom_active_games", "Games in play (status active)", labels=["game"])
+        for game, count in zip(self.games, active, strict=True):
+            games.add_metric([game], int(count))
+        yield games
+
+
+def _histograms(fields: dict[bytes, bytes]) -> dict[tuple[str, str], tuple[list[tuple[str, float]], float]]:
+    """Cumulative buckets and sum per (game, level) from the per-bucket counts the worker wrote."""
+    counts: dict[tuple[str, str], dict[str, float]] = {}
+    for field, value in fields.items():
+        game, level, bound_or_sum = field.decode().split(_SEPARATOR)
+        counts.setdefault((game, level), {})[bound_or_sum] = float(value)
+    result = {}
+    for labels, by_bound in counts.items():
+        cumulative, buckets = 0.0, []
+        for bound in AI_DECISION_BUCKETS:
+            cumulative += by_bound.get(_bound_text(bound), 0.0)
+            buckets.append((_bound_text(bound), cumulative))
+        result[labels] = (buckets, by_bound.get("sum", 0.0))
+    return result
+
+
+_temporary_dir: str | None = None
+
+
+def remove_temporary_multiprocess_dir() -> None:
+    """Remove the directory `prepare_multiprocess_dir` created itself, if any (gunicorn's master, at exit)."""
+    import shutil
+
+    if _temporary_dir is not None:
+        shutil.rmtree(_temporary_dir, ignore_errors=True)
+
+
+def prepare_multiprocess_dir() -> str:
+    """Make sure `PROMETHEUS_MULTIPROC_DIR` names an existing directory without stale `*.db` files; return it.
+
+    Called by gunicorn's master before it forks workers (service/gunicorn_conf.py), so every worker, and every
+    restart, starts from zero. Without the variable a fresh temporary directory is chosen (under /tmp, which
+    the Helm chart mounts as an emptyDir).
+    """
+    import tempfile
+
+    global _temporary_dir
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        directory = _temporary_dir = tempfile.mkdtemp(prefix="cardroom-metrics-")
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink()
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
+    return str(path)

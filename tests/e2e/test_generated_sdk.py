@@ -1,0 +1,164 @@
+"""A Python SDK generated from the committed spec plays a whole game of every game against the AI.
+
+As a user would (README "Generate an SDK"): openapi-python-client turns openapi/openapi.json into the package
+`cardroom_client`, and the games below use only that package (its models and its httpx client) against the e2e
+stack. The generator runs with `--fail-on-warning`, so a spec it only half understands fails here too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import io
+import random
+import re
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from engine import GAMES
+from tests.e2e.stack import REPO, Stack
+
+pytestmark = pytest.mark.e2e
+
+# The README's command ("Generate an SDK"), run from the repository root.
+GENERATE = ["generate", "--path", "openapi/openapi.json", "--meta", "setup", "--output-path", "cardroom-client"]
+GAME_DEADLINE_SECONDS = 45.0
+WAIT_SECONDS = 5
+# Shorter games where the rules allow it: Talmut to 10 points, with a short matching pause (talmut.md §3.18).
+FAST_OPTIONS: dict[str, dict[str, Any]] = {"talmut": {"target": 10, "match_pause_ms": 50}}
+# Actions the bot never takes: it plays each game out. Talmut's match and withdraw are optional (talmut.md §4.1):
+# the bot waits for its turn instead.
+NEVER = {"resign", "match", "withdraw"}
+
+
+@pytest.fixture(scope="module")
+def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """`cardroom_client`, generated with the README's command and imported from where it was generated."""
+    out = tmp_path_factory.mktemp("sdk") / "cardroom-client"
+    command = [sys.executable, "-m", "openapi_python_client", *GENERATE[:-1], str(out), "--fail-on-warning"]
+    generated = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    assert "Warning" not in generated.stdout + generated.stderr, generated.stdout + generated.stderr
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module("cardroom_client")
+    finally:
+        sys.path.remove(str(out))
+        for name in [name for name in sys.modules if name.split(".")[0] == "cardroom_client"]:
+            del sys.modules[name]
+
+
+def sdk_module(sdk: ModuleType, name: str) -> ModuleType:
+    return importlib.import_module(f"{sdk.__name__}.{name}")
+
+
+def play_one(sdk: ModuleType, base_url: str, game: str, seed: int) -> Any:
+    """Create `game` with one human seat (us) and AI seats, play random legal moves to the end; the final view."""
+    import httpx
+
+    timeout = httpx.Timeout(WAIT_SECONDS + 10)
+    with sdk.Client(base_url=base_url, timeout=timeout) as anonymous:
+        view = create(sdk, anonymous, game, seed)
+    with sdk.AuthenticatedClient(base_url=base_url, token=view.player_token, timeout=timeout) as player:
+        return play_to_the_end(sdk, player, view, random.Random(seed))
+
+
+def create(sdk: ModuleType, anonymous: Any, game: str, seed: int) -> Any:
+    """Create `game`: us in seat 0, AI seats (`easy` where offered) in the others, as few seats as it allows."""
+    models = sdk_module(sdk, "models")
+    create_game = sdk_module(sdk, "api.games.post_v1_games")
+    get_rules = sdk_module(sdk, "api.rules.get_v1_rules_game")
+    rules = get_rules.sync(game, client=anonymous)
+    assert isinstance(rules, models.Rules), rules
+    level = "easy" if "easy" in rules.ai_levels else rules.ai_levels[0]
+    seats = [models.SeatSpec(kind=models.SeatSpecKind.HUMAN, name="Ann")]
+    seats += [models.SeatSpec(kind=models.SeatSpecKind.AI, level=level)] * (rules.seats["min"] - 1)
+    body = models.CreateGame(game=game, seats=seats, seed=seed,
+                             options=models.CreateGameOptions.from_dict(FAST_OPTIONS.get(game, {})))
+    created = create_game.sync_detailed(client=anonymous, body=body)
+    assert created.status_code == 201, created.content
+    view = created.parsed
+    assert isinstance(view, models.SeatedView) and view.you == 0 and created.headers["Location"]
+    return view
+
+
+def play_to_the_end(sdk: ModuleType, player: Any, view: Any, rng: random.Random) -> Any:
+    """Play random legal moves (never resigning) until the game is finished; wait for the AI by long-polling."""
+    models = sdk_module(sdk, "models")
+    get_game = sdk_module(sdk, "api.games.get_v1_games_game_id")
+    post_action = sdk_module(sdk, "api.games.post_v1_games_game_id_actions")
+    game, game_id, moves = view.game, view.game_id, 0
+    deadline = time.monotonic() + GAME_DEADLINE_SECONDS
+    while view.status != "finished":  # the status models are str enums
+        assert time.monotonic() < deadline, f"{game}: no end within {GAME_DEADLINE_SECONDS} s"
+        mine = [action for action in view.legal_actions if action.to_dict()["type"] not in NEVER]
+        if not mine:  # the AI's turn: long-poll for the next version
+            polled = get_game.sync_detailed(game_id, client=player, after_version=view.version, wait=WAIT_SECONDS)
+            assert polled.status_code in (200, 304), polled.content
+            if polled.status_code == 200:
+                view = polled.parsed
+                assert polled.headers["ETag"] == f'"{view.version}"'
+            continue
+        played = post_action.sync_detailed(
+            game_id, client=player, body=rng.choice(mine), if_match=f'"{view.version}"',
+            idempotency_key=f"{game_id}-{view.version}",
+        )
+        if played.status_code in (403, 409, 412):  # an AI seat's move landed first: look again
+            assert isinstance(played.parsed, models.Error), played.content
+            assert played.parsed.error in ("version_conflict", "precondition_failed", "not_your_turn"), played.content
+            view = get_game.sync(game_id, client=player)
+            continue
+        assert played.status_code == 200, played.content
+        view, moves = played.parsed, moves + 1
+    assert moves > 0
+    return view
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_generated_sdk_plays_a_whole_game_against_the_ai(sdk: ModuleType, stack: Stack, game: str) -> None:
+    """shared/API.md: a generated SDK is a client like any other; the game ends with a result."""
+    models = sdk_module(sdk, "models")
+    view = play_one(sdk, stack.base_url, game, seed=9)
+    assert isinstance(view, models.View)
+    assert view.to_act == [] and view.legal_actions == []
+    result = view.result
+    assert result is not None and not isinstance(result, sdk_module(sdk, "types").Unset)
+    assert result.winners or result.draw, result
+
+
+def test_generated_models_round_trip_a_legal_action(sdk: ModuleType) -> None:
+    """The per-game `oneOf` with its `type` discriminator becomes one model per action."""
+    models = sdk_module(sdk, "models")
+    defend = models.DurakDefendAction.from_dict({"type": "defend", "card": "9H", "against": "6H"})
+    assert defend.to_dict() == {"type": "defend", "card": "9H", "against": "6H"}
+    assert Path(sdk.__file__).parent.name == "cardroom_client"
+
+
+def test_the_readme_commands_and_example_play_durak(sdk: ModuleType, stack: Stack) -> None:
+    """README "Generate an SDK": the generate command is the one the fixture ran; the example plays to the end."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("\n## Generate an SDK\n", 1)[1].split("\n## ", 1)[0]
+    commands = re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1).splitlines()
+    assert commands == [
+        "pip install openapi-python-client && openapi-python-client " + " ".join(GENERATE),
+        "pip install ./cardroom-client",
+    ]
+    example = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    assert len(example.splitlines()) <= 11
+    printed, namespace = io.StringIO(), {}
+    # A script leaves closing its HTTP connections to the interpreter's exit; here that is the garbage collector.
+    with contextlib.redirect_stdout(printed), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        exec(compile(example.replace("http://127.0.0.1:8000", stack.base_url), "README.md", "exec"), namespace)
+        namespace.clear()
+        gc.collect()
+    assert "'winners'" in printed.getvalue()

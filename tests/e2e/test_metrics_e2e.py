@@ -1,0 +1,39 @@
+"""`/metrics` under gunicorn (2 processes, multiprocess mode) with the AI decided in the separate RQ worker."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+from tests.e2e.stack import Stack
+from tests.service.test_metrics import samples
+
+pytestmark = pytest.mark.e2e
+
+
+def test_metrics_add_up_both_gunicorn_workers_and_include_the_rq_worker(stack: Stack) -> None:
+    """prometheus-client's multiprocess mode (service/gunicorn_conf.py) sums the two gunicorn processes; the AI
+    decision time written by the worker process comes through Redis (service/metrics.py)."""
+    session = requests.Session()
+    before = samples(session.get(f"{stack.base_url}/metrics", timeout=10).text)
+    key = ("cardroom_http_requests_total", (("method", "GET"), ("route", "/healthz"), ("status", "200")))
+    for _ in range(20):  # new connections: spread over both gunicorn workers
+        assert requests.get(f"{stack.base_url}/healthz", timeout=10).status_code == 200
+    created = session.post(f"{stack.base_url}/v1/games", timeout=10, json={
+        "game": "durak", "seats": [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}], "seed": 2,
+    })
+    assert created.status_code == 201
+    decision = ("cardroom_ai_decision_seconds_count", (("game", "durak"), ("level", "easy")))
+    deadline = time.monotonic() + 20
+    while True:
+        after = samples(session.get(f"{stack.base_url}/metrics", timeout=10).text)
+        if after.get(decision, 0) > before.get(decision, 0):
+            break
+        assert time.monotonic() < deadline, "no AI decision reached /metrics"
+        time.sleep(0.2)
+    assert after[key] - before.get(key, 0) == 20
+    assert any(name == "cardroom_actions_applied_total" and dict(labels)["game"] == "durak"
+               for name, labels in after)
+    assert ("cardroom_active_games", (("game", "durak"),)) in after

@@ -1,0 +1,151 @@
+"""Whole Talmut games over HTTP against gunicorn + the RQ worker (with its scheduler): a human with AI seats, an
+all-AI table of 8, and two seats matching at the same moment through the two gunicorn workers."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+import requests
+
+from tests.e2e.stack import Stack
+from tests.engine.talmut.notation import E1
+
+pytestmark = pytest.mark.e2e
+
+DEADLINE_SECONDS = 50.0
+WAIT_SECONDS = 5
+
+
+def call(session: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:
+    """One HTTP request that must not be a 5xx."""
+    response = session.request(method, url, timeout=WAIT_SECONDS + 10, **kwargs)
+    assert response.status_code < 500, f"{method} {url}: {response.status_code} {response.text[:500]}"
+    return response
+
+
+def check_finished(view: dict[str, Any], seats: int) -> None:
+    """talmut.md §5.4-§5.7: the totals add up from the round history; winners hold the lowest total."""
+    assert view["status"] == "finished" and view["to_act"] == [] and view["legal_actions"] == []
+    result = view["result"]
+    assert result["reason"] == "target_reached"
+    totals, rounds = result["scores"]["totals"], result["scores"]["rounds"]
+    assert rounds and totals == view["state"]["totals"]
+    for seat in map(str, range(seats)):
+        assert totals[seat] == sum(entry["points"][seat] for entry in rounds)
+    assert max(totals.values()) >= 10  # the target
+    lowest = min(totals.values())
+    assert result["winners"] == [seat for seat in range(seats) if totals[str(seat)] == lowest]
+
+
+def wait_finished(session: requests.Session, game_url: str, view: dict[str, Any]) -> dict[str, Any]:
+    """Long-poll the game until it is finished (the AI seats play it on their own)."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while view["status"] != "finished":
+        assert time.monotonic() < deadline, f"no end within {DEADLINE_SECONDS} s: {view['state']}"
+        polled = call(session, "GET", f"{game_url}?after_version={view['version']}&wait={WAIT_SECONDS}")
+        if polled.status_code == 200:
+            view = polled.json()
+    return view
+
+
+def test_one_human_and_two_ai_seats_play_to_the_target(stack: Stack) -> None:
+    """talmut.md §3.18 with a 50 ms pause: the human plays random legal moves (matching now and then, never
+    resigning) against `easy` and `random`; the worker's scheduler runs the AI's paused draws."""
+    rng = random.Random(6)
+    session = requests.Session()
+    created = call(session, "POST", f"{stack.base_url}/v1/games", json={
+        "game": "talmut", "seed": 6, "options": {"target": 10, "match_pause_ms": 50},
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}],
+    })
+    assert created.status_code == 201, created.text
+    view = created.json()
+    game_url = f"{stack.base_url}/v1/games/{view['game_id']}"
+    session.headers["Authorization"] = f"Bearer {view['player_token']}"
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while view["status"] != "finished":
+        assert time.monotonic() < deadline, f"no end within {DEADLINE_SECONDS} s"
+        turn = [a for a in view["legal_actions"] if a["type"] not in ("match", "withdraw", "resign")]
+        optional = [a for a in view["legal_actions"] if a["type"] == "match"]
+        choice = rng.choice(turn) if turn else (rng.choice(optional) if optional and rng.random() < 0.1 else None)
+        if choice is None:  # not our turn: wait for the next version
+            polled = call(session, "GET", f"{game_url}?after_version={view['version']}&wait={WAIT_SECONDS}")
+            if polled.status_code == 200:
+                view = polled.json()
+            continue
+        response = call(session, "POST", f"{game_url}/actions", json=choice)
+        if response.status_code == 409:  # an AI seat's move landed first: look again
+            assert response.json()["error"] == "version_conflict"
+            view = call(session, "GET", game_url).json()
+            continue
+        if response.status_code in (403, 422):  # our match raced an AI draw that closed the window (§4.3)
+            assert choice["type"] == "match", response.text
+            view = call(session, "GET", game_url).json()
+            continue
+        assert response.status_code == 200, response.text
+        view = response.json()
+    check_finished(view, 3)
+
+
+def test_eight_ai_seats_play_themselves_to_the_target(stack: Stack) -> None:
+    """talmut.md §2.1, §3.18: 8 AI seats (no pause) start at once and finish a game; a spectator watches."""
+    session = requests.Session()
+    levels = ["easy", "random"] * 4
+    created = call(session, "POST", f"{stack.base_url}/v1/games", json={
+        "game": "talmut", "seed": 8, "options": {"target": 10, "match_pause_ms": 0},
+        "seats": [{"kind": "ai", "level": level} for level in levels],
+    })
+    assert created.status_code == 201, created.text
+    view = created.json()
+    assert view["status"] == "active" and view["player_token"] is None
+    view = wait_finished(session, f"{stack.base_url}/v1/games/{view['game_id']}", view)
+    check_finished(view, 8)
+
+
+def test_two_seats_matching_at_once(stack: Stack) -> None:
+    """talmut.md §3.9, shared/API.md: two matches sent at the same moment to the two gunicorn workers; each is
+    applied (judged in arrival order) or refused with 409 `version_conflict` leaving nothing changed, and a
+    refused seat can re-read and match again."""
+    session = requests.Session()
+    humans = [{"kind": "human", "name": f"P{n}"} for n in range(3)]
+    created = call(session, "POST", f"{stack.base_url}/v1/games", json={"game": "talmut", "seats": humans,
+                                                                           "deck": E1.split()})
+    game_url = f"{stack.base_url}/v1/games/{created.json()['game_id']}"
+    tokens = [created.json()["player_token"]]
+    tokens += [call(session, "POST", f"{game_url}/seats", json={"name": f"P{n}"}).json()["player_token"]
+               for n in (1, 2)]
+
+    def act(seat: int, body: dict[str, Any], **headers: str) -> requests.Response:
+        headers["Authorization"] = f"Bearer {tokens[seat]}"
+        return call(requests.Session(), "POST", f"{game_url}/actions", json=body, headers=headers)
+
+    for body in ({"type": "draw", "source": "stock"}, {"type": "swap", "position": 0}):
+        assert act(0, body).status_code == 200  # window {"7", 0}: seat 1 holds 5B at 1.1, seat 2 7E at 2.1
+    start = call(session, "GET", game_url).json()["version"]
+    barrier = threading.Barrier(2)
+    responses: dict[int, requests.Response] = {}
+
+    def race(seat: int) -> None:
+        barrier.wait()
+        responses[seat] = act(seat, {"type": "match", "position": 1})
+
+    threads = [threading.Thread(target=race, args=(seat,)) for seat in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    statuses = {seat: response.status_code for seat, response in responses.items()}
+    assert set(statuses.values()) <= {200, 409} and 200 in statuses.values(), statuses
+    for seat, response in responses.items():
+        if response.status_code == 409:
+            assert response.json()["error"] == "version_conflict"
+            retried = act(seat, {"type": "match", "position": 1})  # re-read (the body is still legal) and retry
+            assert retried.status_code == 200, retried.text
+    view = call(session, "GET", game_url, headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+    assert view["version"] == start + 2  # both matches applied once each, nothing else
+    layouts = view["state"]["layouts"]
+    assert layouts[2]["slots"][1]["empty"] is True and layouts[1]["slots"][1]["card"] == "5B"
+    assert view["state"]["window"] == {"rank": "7", "last_thrower": 2} and view["state"]["stock_size"] == 25

@@ -1,0 +1,64 @@
+"""A client choosing uniformly among its legal actions finishes games against every AI level of every game.
+
+Through the HTTP API (Flask test client on the real Redis) and the real AI job (run in-process): no 5xx, a
+well-formed result every time, and a version that moves by exactly one per applied action. The suite plays
+RANDOM_CLIENT_GAMES games per game and level (default 10); the issues' acceptance runs of 100 set it to 100
+(docs/acceptance.md): a random Svoi Koziri game runs about a thousand moves, too long for every CI run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from engine import GAMES
+from engine.ai import LEVELS
+
+GAMES_PER_LEVEL = int(os.environ.get("RANDOM_CLIENT_GAMES", "10"))
+MAX_REQUESTS = 100_000  # every game ends (each rules file's properties section); this only stops a runaway
+
+
+def seats_for(game_id: str, level: str) -> list[dict]:
+    seats = [{"kind": "human", "name": "Random client"}]
+    return seats + [{"kind": "ai", "level": level}] * (GAMES[game_id].SEATS.start - 1)
+
+
+@pytest.mark.parametrize(
+    ("game_id", "level"), [(game_id, level) for game_id in sorted(GAMES) for level in LEVELS[game_id]]
+)
+def test_random_client_finishes_every_game(api, game_id: str, level: str) -> None:
+    rng = random.Random(f"{game_id}:{level}")
+    for number in range(GAMES_PER_LEVEL):
+        created = api.create(seats_for(game_id, level), game=game_id, seed=number)
+        assert created.status_code == 201, created.json
+        view, token = created.json, created.json["player_token"]
+        for _ in range(MAX_REQUESTS):
+            if view["status"] == "finished":
+                break
+            playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
+            if not playable:  # the AI is to act: let the worker play, then look again
+                assert view["to_act"] and 0 not in view["to_act"], view
+                api.run_ai()
+                view = api.view(view["game_id"], token).json
+                continue
+            response = api.act(view["game_id"], token, rng.choice(playable))
+            assert response.status_code == 200, response.json
+            assert response.json["version"] == view["version"] + 1
+            view = response.json
+        else:
+            pytest.fail(f"game {number} did not finish")
+        result = view["result"]
+        seats = set(range(len(view["seats"])))
+        assert set(result["winners"]) | set(result["losers"]) <= seats
+        assert not set(result["winners"]) & set(result["losers"])
+        scores = result["scores"]
+        if "totals" in scores:  # a game scored over rounds (talmut.md §5.7): totals add up from the history
+            assert result["draw"] == (not result["losers"])
+            assert scores["totals"] == {
+                str(seat): sum(entry["points"][str(seat)] for entry in scores["rounds"]) for seat in seats
+            }
+        else:
+            assert result["draw"] == (not result["winners"])
+            assert set(scores) == {str(seat) for seat in seats}

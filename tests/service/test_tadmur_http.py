@@ -1,0 +1,184 @@
+"""shared/rules/tadmur.md §8 scenarios through the HTTP API with an exact `deck`, and the hidden targets."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.ai import LEVELS
+from engine.redaction import codes_in
+from tests.engine.tadmur.test_scenarios import D1, D2, D3, RANKS
+from tests.service.notation import steps
+
+D1_CODES, D2_CODES, D3_CODES = D1.split(), D2.split(), D3.split()
+GUESSES = [{"type": "guess", "rank": rank} for rank in RANKS]
+RESIGN = {"type": "resign"}
+GAMES_PER_LEVEL = 10
+"""tests/service/test_random_client.py plays 100 games per level; these also check every view on the way."""
+
+
+def places(text):
+    return [{"type": "place", "card": code} for code in text.split()]
+
+
+def play(api, game_id, tokens, text):
+    for seat, action in steps(text):
+        response = api.act(game_id, tokens[seat], action)
+        assert response.status_code == 200, (seat, action, response.json)
+    return response.json
+
+
+def legal(api, game_id, token):
+    return api.view(game_id, token).json["legal_actions"]
+
+
+def refused(api, game_id, token, action, status, error):
+    before = api.view(game_id).json["version"]
+    response = api.act(game_id, token, action)
+    assert (response.status_code, response.json["error"]) == (status, error), response.json
+    assert api.view(game_id).json["version"] == before
+    return response.json
+
+
+def targets(view):
+    return [row["target"] for row in view["state"]["rows"]]
+
+
+def test_deal_views_and_turn_order_d1(api):
+    """tadmur.md §8.1, §8.10, §6.4: the exact view, hidden targets and hands, 403 out of turn, resign, 409."""
+    game_id, tokens = api.create_humans(D1_CODES, game="tadmur")
+    view = api.view(game_id, tokens[0]).json
+    assert view["state"] == {
+        "dealer": 1, "turn": 0, "guessed_this_turn": False, "guessing_locked": False, "idle_turns": 0,
+        "rows": [
+            {"seat": 0, "starter": "5H", "chain": [], "spaces": 7, "empty": 7, "target": "9S", "wrong_guesses": []},
+            {"seat": 1, "starter": "KC", "chain": [], "spaces": 7, "empty": 7, "target": None, "wrong_guesses": []},
+        ],
+        "hand": ["2H", "2D", "2C", "3H", "3C", "4D", "5D", "6H", "6D", "7H", "7D", "8S", "8H", "9H", "9D", "10S",
+                 "10H", "JS", "JH", "QH", "QD", "KS", "KD", "AD"],
+    }
+    assert [seat["hand_size"] for seat in view["seats"]] == [24, 24]
+    assert view["to_act"] == [0]
+    assert view["legal_actions"] == places("4D 6H 6D") + GUESSES + [RESIGN]
+    seat1 = api.view(game_id, tokens[1]).json
+    assert targets(seat1) == [None, "8D"] and seat1["legal_actions"] == []
+    spectator = api.view(game_id).json
+    assert targets(spectator) == [None, None] and spectator["state"]["hand"] is None
+
+    refused(api, game_id, tokens[1], {"type": "place", "card": "AS"}, 403, "not_your_turn")
+    bad = api.act(game_id, tokens[0], {"type": "guess", "rank": "1"})
+    assert (bad.status_code, bad.json["error"]) in {(400, "invalid_request"), (422, "invalid_request")}
+    finished = play(api, game_id, tokens, "s1 resign")
+    assert finished["result"] == {"winners": [0], "losers": [1], "draw": False, "scores": {"0": 1, "1": 0},
+                                  "reason": "resign"}
+    assert targets(api.view(game_id).json) == ["9S", "8D"]
+    refused(api, game_id, tokens[0], {"type": "place", "card": "6H"}, 409, "game_finished")
+
+
+def test_guessing_ban_and_chain_win_d1(api):
+    """tadmur.md §8.3, §3.8: no guesses while a row has one empty space (422); the last card links to the target."""
+    game_id, tokens = api.create_humans(D1_CODES, game="tadmur")
+    play(api, game_id, tokens, "s0 place 6H, s1 place AS, s0 place 7H, s1 place 2S, s0 place 8H, s1 place 3S, "
+         "s0 place 9H, s1 place 4S, s0 place 10H, s1 place 5S")
+    assert legal(api, game_id, tokens[0]) == places("9D JS JH") + GUESSES + [RESIGN]
+    view = play(api, game_id, tokens, "s0 place JH")
+    assert view["state"]["guessing_locked"] is True
+    assert legal(api, game_id, tokens[1]) == places("4H 4C 6S 6C") + [RESIGN]
+    refused(api, game_id, tokens[1], {"type": "guess", "rank": "9"}, 422, "illegal_action")
+    play(api, game_id, tokens, "s1 place 6S")
+    assert legal(api, game_id, tokens[0]) == places("10S") + [RESIGN]
+    message = refused(api, game_id, tokens[0], {"type": "place", "card": "QD"}, 422, "illegal_action")["message"]
+    assert "9S" not in message
+    view = play(api, game_id, tokens, "s0 place 10S")
+    assert view["result"] == {"winners": [0], "losers": [1], "draw": False, "scores": {"0": 1, "1": 0},
+                              "reason": "chain_complete"}
+    for token in (*tokens, None):
+        assert targets(api.view(game_id, token).json) == ["9S", "8D"]
+
+
+def test_unreachable_targets_end_in_stalemate_d2(api):
+    """tadmur.md §8.6, §3.12, §3.11: targets one rank from the starters cannot be completed in 7 spaces."""
+    game_id, tokens = api.create_humans(D2_CODES, game="tadmur")
+    play(api, game_id, tokens, "s0 place 6C, s1 place 10H, s0 place 7C, s1 place JH, s0 place 8C, s1 place QH, "
+         "s0 place 9C, s1 place KH, s0 place 8D, s1 place QD, s0 place 7D")
+    assert legal(api, game_id, tokens[1]) == places("JS JD KS KC") + [RESIGN]
+    play(api, game_id, tokens, "s1 place JD")
+    assert legal(api, game_id, tokens[0]) == [{"type": "pass"}, RESIGN]
+    view = play(api, game_id, tokens, "s0 pass")
+    assert view["state"]["idle_turns"] == 1
+    assert legal(api, game_id, tokens[1]) == [{"type": "pass"}, RESIGN]
+    view = play(api, game_id, tokens, "s1 pass")
+    assert view["result"] == {"winners": [], "losers": [], "draw": True, "scores": {"0": 0, "1": 0},
+                              "reason": "stalemate"}
+
+
+def test_wrong_guess_fixes_parity_d2(api):
+    """tadmur.md §8.7, §8.4: a wrong guess adds a space (then no pass with a legal card), and the row completes."""
+    game_id, tokens = api.create_humans(D2_CODES, game="tadmur")
+    view = play(api, game_id, tokens, "s0 guess Q")
+    assert view["state"]["rows"][0]["spaces"] == 8 and view["state"]["rows"][0]["wrong_guesses"] == ["Q"]
+    assert view["state"]["guessed_this_turn"] is True and view["to_act"] == [0]
+    refused(api, game_id, tokens[0], {"type": "pass"}, 422, "illegal_action")
+    refused(api, game_id, tokens[0], {"type": "guess", "rank": "K"}, 422, "illegal_action")
+    play(api, game_id, tokens, "s0 place 6C, s1 place 10H, s0 place 7C, s1 place JH, s0 place 8C, s1 place QH, "
+         "s0 place 9C, s1 place KH, s0 place 8D, s1 place QD, s0 place 7D, s1 place JD, s0 place 6D, s1 pass")
+    assert legal(api, game_id, tokens[0]) == places("5S 5C 7S 7H") + [RESIGN]
+    view = play(api, game_id, tokens, "s0 place 7H")
+    assert view["result"]["winners"] == [0] and view["result"]["reason"] == "chain_complete"
+    assert view["state"]["rows"][0]["chain"] == "6C 7C 8C 9C 8D 7D 6D 7H".split()
+
+
+def test_correct_guess_and_redacted_events_d3(api):
+    """tadmur.md §8.9, §6.1-§6.3: a stuck seat wins by guessing; events hide targets until `game_ended`."""
+    game_id, tokens = api.create_humans(D3_CODES, game="tadmur")
+    assert legal(api, game_id, tokens[0]) == GUESSES + [{"type": "pass"}, RESIGN]
+    play(api, game_id, tokens, "s0 pass, s1 guess 5")
+    for viewer, hidden in ((tokens[0], "4H"), (tokens[1], "KD"), (None, "KD")):
+        events = api.request("GET", f"/v1/games/{game_id}/events", viewer).json["events"]
+        assert hidden not in set(codes_in(events))
+    assert {"type": "guessed", "seat": 1, "rank": "5", "correct": False, "spaces": 8}.items() <= events[-1].items()
+    view = play(api, game_id, tokens, "s1 pass, s0 guess 4")
+    assert view["result"]["winners"] == [0] and view["result"]["reason"] == "correct_guess"
+    ended = api.request("GET", f"/v1/games/{game_id}/events").json["events"][-1]
+    assert (ended["type"], ended["targets"]) == ("game_ended", ["KD", "4H"])
+
+
+def test_invalid_decks_and_options(api):
+    """tadmur.md §8.11: 51 cards, a duplicate, `10h` -> 422 invalid_deck; any option -> invalid_request."""
+    humans = [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}]
+    for deck in (D1_CODES[:-1], D1_CODES[:-1] + ["AD"], ["10h" if code == "10H" else code for code in D1_CODES]):
+        response = api.create(humans, game="tadmur", deck=deck)
+        assert (response.status_code, response.json["error"]) == (422, "invalid_deck")
+    response = api.create(humans, game="tadmur", options={"spaces": 5})
+    assert response.status_code in (400, 422) and response.json["error"] == "invalid_request"
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS["tadmur"]))
+def test_opponent_target_stays_hidden_from_a_random_client(api, level):
+    """Issue 5 acceptance, tadmur.md §6.2: a random-legal client plays whole games against each AI level; until
+    the end no view of seat 0 shows seat 1's target (revealed at the end), and every game has a result.
+    """
+    rng = random.Random(f"tadmur:{level}")
+    for number in range(GAMES_PER_LEVEL):
+        created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": level}], game="tadmur",
+                             seed=number)
+        assert created.status_code == 201, created.json
+        game_id, token = created.json["game_id"], created.json["player_token"]
+        seen: set[str] = set()
+        view = created.json
+        while True:
+            if view["status"] == "active" and view["to_act"] != [0]:
+                api.run_ai()
+                view = api.view(game_id, token).json
+            if view["status"] == "finished":
+                break
+            assert view["state"]["rows"][1]["target"] is None
+            seen |= set(codes_in(view))
+            playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
+            response = api.act(game_id, token, rng.choice(playable))
+            assert response.status_code == 200, response.json
+            view = response.json
+        assert view["result"] is not None
+        their_target = view["state"]["rows"][1]["target"]
+        assert their_target is not None and their_target not in seen
