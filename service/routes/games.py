@@ -50,7 +50,7 @@ IF_MATCH = {
 }
 IDEMPOTENCY_KEY = {
     "in": "header", "name": "Idempotency-Key", "required": False,
-    "schema": {"type": "string", "maxLength": 200, "example": "3f0c2b8e-move-12"},
+    "schema": {"type": "string", "example": "3f0c2b8e-move-12"},
     "description": "a key of your choice: repeating it with the same body returns the first response (kept 24 h)",
 }
 
