@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import config, errors
+from service import config, errors, logs, ratelimit
 from service.extensions import CardroomApi
 from service.routes import games, health, metrics, rules
 from service.schemas.actions import register_action_components
@@ -28,7 +28,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
+    logs.init_app(app)
     metrics.init_app(app)
-    store = GameStore(config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"])
+    store = GameStore(
+        config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"],
+        app.config["GAME_IDLE_TTL_SECONDS"], app.config["GAME_RETENTION_SECONDS"],
+    )
+    ratelimit.init_app(app, store.client.connection_pool, app.config["KEY_PREFIX"])
     app.extensions["cardroom"] = games.Services(store=store, queue=make_queue(store, app.config["RQ_QUEUE"]))
     return app

@@ -16,7 +16,12 @@ def from_environment() -> dict[str, Any]:
         "KEY_PREFIX": os.environ.get("KEY_PREFIX", "cardroom"),
         "RQ_QUEUE": os.environ.get("RQ_QUEUE", "cardroom"),
         "IDEMPOTENCY_TTL_SECONDS": int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 * 3600))),
-        "MAX_CONTENT_LENGTH": 64 * 1024,
+        **lifetimes(),
+        "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024))),
+        # Rate limits (flask-limiter syntax, e.g. "600/minute;50/second"), counted in Redis across processes.
+        "RATE_LIMIT_PER_ADDRESS": os.environ.get("RATE_LIMIT_PER_ADDRESS", "1200/minute"),
+        "RATE_LIMIT_PER_TOKEN": os.environ.get("RATE_LIMIT_PER_TOKEN", "600/minute"),
+        "RATE_LIMIT_ENABLED": os.environ.get("RATE_LIMIT_ENABLED", "1") != "0",
         "LONG_POLL_MAX_SECONDS": 30,
         "API_TITLE": "Cardroom",
         "API_VERSION": "1.0.0",
@@ -38,5 +43,31 @@ def redis_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily by ca
     Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request.
     """
     import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
-    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30)
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2")),
+        socket_connect_timeout=float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
+        health_check_interval=30,
+        # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
+        # several timeouts to surface. One retry survives a dropped idle connection; a dead server fails fast.
+        retry=Retry(NoBackoff(), 1),
+    )
+
+
+def lifetimes() -> dict[str, Any]:
+    """How long a game's keys live without a write (README "Limits and lifetimes"); the worker reads them too.
+
+    `GAME_IDLE_TTL_SECONDS`: a waiting or active game nobody writes to for this long is deleted (default 7 days).
+    `GAME_RETENTION_SECONDS`: a finished game is kept this long after its last write (default 1 day).
+    `AI_JOB_HEARTBEAT_SECONDS`: how often a worker marks a running AI job alive; `AI_JOB_STALE_SECONDS`: a started
+    job not marked for this long belongs to a dead worker and is enqueued again (service/turns.py).
+    """
+    return {
+        "GAME_IDLE_TTL_SECONDS": int(os.environ.get("GAME_IDLE_TTL_SECONDS", str(7 * 24 * 3600))),
+        "GAME_RETENTION_SECONDS": int(os.environ.get("GAME_RETENTION_SECONDS", str(24 * 3600))),
+        "AI_JOB_HEARTBEAT_SECONDS": int(os.environ.get("AI_JOB_HEARTBEAT_SECONDS", "5")),
+        "AI_JOB_STALE_SECONDS": float(os.environ.get("AI_JOB_STALE_SECONDS", "20")),
+    }

@@ -35,6 +35,7 @@ DEFAULT_ERROR_CODES = {
     413: "payload_too_large",
     415: "invalid_request",
     422: "invalid_request",
+    429: "rate_limited",
 }
 
 

@@ -23,6 +23,8 @@ timeout = 60
 graceful_timeout = 10
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
+# JSON lines with the request id, never a header or query string (service/logs.py)
+logger_class = "service.logs.JsonGunicornLogger"
 
 
 def on_starting(server: object) -> None:

@@ -8,6 +8,9 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:index:<status>` sorted set of game ids by creation time, for the lobby
 - `<prefix>:index:<status>:<game>` the same per game (the `cardroom_active_games` metric)
 
+A game's `game` and `events` keys expire after its idle time (waiting, active) or retention time (finished),
+renewed by every write (`GameStore.ttl_of`); the indexes drop an expired game when they next meet it.
+
 Flask-free: the RQ worker imports it too.
 """
 
@@ -25,12 +28,16 @@ import redis
 
 STATUSES = ("waiting", "active", "finished")
 
-# One atomic step: compare the version, write the record, append the events, publish (shared/API.md versions).
+# One atomic step: compare the version, write the record, append the events, renew the game's lifetime (ARGV[4]
+# seconds, README "Limits and lifetimes"), publish (shared/API.md versions). Nothing is half-written: Lua scripts
+# run whole or not at all.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
 redis.call('PUBLISH', KEYS[3], ARGV[2])
 return 1
 """
@@ -107,12 +114,31 @@ def seat_for_token(record: GameRecord, token: str) -> int | None:
 
 
 class GameStore:
-    """Reads and writes games under one key prefix. `client` is a bytes (not decoding) redis-py client."""
+    """Reads and writes games under one key prefix. `client` is a bytes (not decoding) redis-py client.
 
-    def __init__(self, client: redis.Redis, prefix: str) -> None:
+    Every write renews the lifetime of the game's keys: `idle_ttl_seconds` while it is waiting or active,
+    `retention_seconds` once finished (defaults: `service.config.lifetimes()`, from the environment).
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        prefix: str,
+        idle_ttl_seconds: int | None = None,
+        retention_seconds: int | None = None,
+    ) -> None:
+        from service.config import lifetimes
+
+        defaults = lifetimes()
         self.client = client
         self.prefix = prefix
+        self.idle_ttl_seconds = idle_ttl_seconds or defaults["GAME_IDLE_TTL_SECONDS"]
+        self.retention_seconds = retention_seconds or defaults["GAME_RETENTION_SECONDS"]
         self._compare_and_set = client.register_script(_COMPARE_AND_SET)
+
+    def ttl_of(self, record: GameRecord) -> int:
+        """Seconds the keys of `record` live after this write: the retention time once finished, else the idle time."""
+        return self.retention_seconds if record.status == "finished" else self.idle_ttl_seconds
 
     def _key(self, game_id: str, part: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:{part}"
@@ -131,8 +157,10 @@ class GameStore:
         with self.client.pipeline() as pipe:
             pipe.hsetnx(key, "version", record.version)
             pipe.hset(key, "record", record.to_json())
+            pipe.expire(key, self.ttl_of(record))
             if events:
                 pipe.rpush(self._key(record.game_id, "events"), *[json.dumps(e) for e in events])
+                pipe.expire(self._key(record.game_id, "events"), self.ttl_of(record))
             created, *_ = pipe.execute()
         if not created:
             raise VersionConflict(record.game_id)
@@ -161,7 +189,10 @@ class GameStore:
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
         keys = [self._key(record.game_id, "game"), self._key(record.game_id, "events"), self.channel(record.game_id)]
-        args = [str(expected_version), str(record.version), record.to_json(), *[json.dumps(e) for e in events]]
+        args = [
+            str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),
+            *[json.dumps(e) for e in events],
+        ]
         if not self._compare_and_set(keys=keys, args=args):
             raise VersionConflict(record.game_id)
         self._index(record)
@@ -195,8 +226,28 @@ class GameStore:
                 try:
                     yield self.load(game_id.decode())
                 except GameNotFound:
-                    self.client.zrem(index, game_id)
+                    self.forget(game_id.decode())  # expired: the index heals itself
+                    position -= 1
             position += len(ids)
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game that expired from every index (the lobby's and the per-game ones of the metrics)."""
+        from engine import GAMES
+
+        indexes = [f"{self.prefix}:index:{status}" for status in STATUSES]
+        indexes += [f"{self.prefix}:index:{status}:{game}" for status in STATUSES for game in GAMES]
+        with self.client.pipeline(transaction=False) as pipe:
+            for index in indexes:
+                pipe.zrem(index, game_id)
+            pipe.execute()
+
+    def active_game_ids(self) -> list[str]:
+        """Ids of the games the index lists as active (some may have expired since: `load` tells)."""
+        return [game_id.decode() for game_id in self.client.zrange(f"{self.prefix}:index:active", 0, -1)]
+
+    def revive_key(self, game_id: str, version: int, seat: int) -> str:
+        """Counter of how often an AI turn was enqueued again (service/turns.py `revive_ai_turns`)."""
+        return self._key(game_id, f"revived:{version}:{seat}")
 
     def remembered_response(self, game_id: str, key: str) -> dict[str, Any] | None:
         """The stored first response to this `Idempotency-Key` (`{"request": sha, "status": int, "body": ...}`)."""

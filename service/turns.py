@@ -11,6 +11,7 @@ waits before closing Talmut's matching window); games without them behave as bef
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from datetime import UTC, datetime
@@ -18,15 +19,20 @@ from datetime import UTC, datetime
 from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished, NotYourTurn
 from engine.protocol import Action, Event
+from service.config import lifetimes
 from service.metrics import count_action
 from service.store import GameRecord, GameStore, SeatRecord
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
+MAX_REVIVES = 3
+"""How many times one AI turn is enqueued again after its job died (`revive_ai_turns`)."""
 AI_JOB_TIMEOUT_SECONDS = 60
+log = logging.getLogger(__name__)
 _PENDING = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
 
 
@@ -102,8 +108,10 @@ def ai_seats_to_act(record: GameRecord) -> list[int]:
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]
 
 
-def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord) -> None:
+def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: list[int] | None = None) -> None:
     """Enqueue one job per AI seat that is to act at `record.version`; repeats are harmless (unique job ids).
+
+    `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
     A seat the game asks to wait (its optional `ai_delay_ms(state, seat)` > 0, e.g. Talmut's `match_pause_ms`
     before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_in`; the
@@ -113,7 +121,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord) -> None
     humans who may match) and at most about two seconds longer.
     """
     delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
-    seats = ai_seats_to_act(record)
+    seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
     state = GAMES[record.game].load_state(record.state) if seats and delay_of is not None else None
     for seat in seats:
         delay_ms = delay_of(state, seat) if delay_of is not None else 0
@@ -133,15 +141,80 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord) -> None
             pass
 
 
-def pending_ai(queue: Queue, record: GameRecord) -> list[int]:
-    """AI seats to act whose job for the current version is queued or running (shared/API.md `pending_ai`)."""
+def _ai_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
+    try:
+        return Job.fetch(ai_job_id(record.game_id, record.version, seat), queue.connection, queue.serializer)
+    except NoSuchJobError:
+        return None
+
+
+def job_is_live(job: Job, stale_seconds: float) -> bool:
+    """Whether someone will still run `job`: it waits in the queue (or the scheduler), or a live worker runs it.
+
+    A started job is live while its worker marks it (RQ's job heartbeat, every `AI_JOB_HEARTBEAT_SECONDS`): one
+    not marked for `stale_seconds` was left by a worker that died (SIGKILL, lost machine). RQ itself only notices
+    that after the job timeout plus a minute, at its next registry cleaning (every 10 minutes).
+    """
+    status = job.get_status(refresh=False)
+    if status == JobStatus.STARTED:
+        beat = job.last_heartbeat or job.started_at
+        return beat is not None and (rq_now() - beat).total_seconds() < stale_seconds
+    return status in _PENDING
+
+
+def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
+    """AI seats to act whose job for the current version is queued or run by a live worker (shared/API.md
+    `pending_ai`); a job of a dead worker is not pending (`job_is_live`)."""
+    stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
     pending = []
     for seat in ai_seats_to_act(record):
-        try:
-            job = Job.fetch(ai_job_id(record.game_id, record.version, seat), queue.connection, queue.serializer)
-        except NoSuchJobError:
-            continue
-        if job.get_status(refresh=False) in _PENDING:
+        job = _ai_job(queue, record, seat)
+        if job is not None and job_is_live(job, stale):
             pending.append(seat)
     return pending
+
+
+def revive_ai_turns(
+    store: GameStore, queue: Queue, record: GameRecord, stale_seconds: float | None = None
+) -> list[int]:
+    """Enqueue again the AI turns of `record` whose job is gone: failed, missing, or left by a dead worker.
+
+    The worker's sweep (worker/sweeper.py) runs this over every active game, and a view of the game runs it for
+    that game. The move is still made exactly once: the new job, like any, applies its move with the version
+    check, so a job that was only slow loses the compare-and-set. A finished job is not revived (it played, or
+    found nothing to do), nor a seat listed only for optional actions (a Talmut match nobody waits for); each turn
+    is revived at most `MAX_REVIVES` times, at most once per `stale_seconds`, so a job that always fails stops.
+    Returns the seats enqueued again.
+    """
+    stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
+    revived = []
+    for seat in ai_seats_to_act(record):
+        if _optional_only(record, seat):
+            continue
+        job = _ai_job(queue, record, seat)
+        if job is not None and (job.get_status(refresh=False) == JobStatus.FINISHED or job_is_live(job, stale)):
+            continue
+        name = store.revive_key(record.game_id, record.version, seat)
+        if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):
+            continue  # another process revives it right now
+        with store.client.pipeline() as pipe:
+            pipe.incr(name)
+            pipe.expire(name, store.idle_ttl_seconds)
+            count, _ = pipe.execute()
+        if count > MAX_REVIVES:
+            continue
+        log.warning("AI turn of game %s version %s seat %s: job %s, enqueued again", record.game_id,
+                    record.version, seat, "missing" if job is None else job.get_status(refresh=False))
+        if job is not None:
+            job.delete()
+        enqueue_ai_turns(store, queue, record, only=[seat])
+        revived.append(seat)
+    return revived
+
+
+def _optional_only(record: GameRecord, seat: int) -> bool:
+    game = GAMES[record.game]
+    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
+    legal = game.legal_actions(game.load_state(record.state), seat)
+    return all(action["type"] in optional for action in legal)
 

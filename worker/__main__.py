@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import logging
 import os
-
-from rq import Worker
 
 import engine  # noqa: F401 - loaded before work() so each forked job starts warm
 import worker.jobs  # noqa: F401
 from service.config import redis_client
+from service.logs import configure_logging
+from worker.sweeper import CardroomWorker
 
 
 def main() -> None:
     """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure_logging()
     client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")
-    Worker([queue_name], connection=client, serializer="json").work(with_scheduler=True)
+    key_prefix = os.environ.get("KEY_PREFIX", "cardroom")
+    CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix).work(
+        with_scheduler=True
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.protocol import Action
+from engine.cards import FRENCH_36, FRENCH_SUITS, Card
+from engine.games import durak
+from engine.games.durak import DurakState
+from engine.protocol import JSON, Action, Seat
 
 if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
     from engine.ai import SeatView
@@ -16,6 +19,8 @@ _HIGH = 11
 """Jacks and above count as high cards: kept back while the stock is large."""
 _EARLY = 6
 """While the stock holds more cards than this the game is early: trumps and high cards are worth saving."""
+FULL_DECK = FRENCH_36
+_SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
 
 
 def card_cost(code: str, trump: str) -> int:
@@ -75,3 +80,117 @@ def easy(view: SeatView, rng: random.Random) -> Action:
 def _cheapest(actions: Sequence[Action], trump: str) -> Action:
     # min keeps the first of equal costs, i.e. the rules' hand order: deterministic.
     return min(actions, key=lambda action: card_cost(action["card"], trump))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Search (engine.ai.search): the determinizer and the playout hooks
+
+
+def known_cards(view: SeatView, history: Sequence[JSON]) -> tuple[set[str], set[str]]:
+    """(the discard pile, the opponent's cards the seat has seen go into its hand), from the public history.
+
+    Cards on the table go to the discard pile when a bout is beaten off and into the defender's hand after a take
+    (durak.md §3.6, §3.7); the indicator goes to whoever draws it (§6.1); the first attack's trump was shown
+    (§2.6). A known card leaves the opponent's hand when it plays it.
+    """
+    me = view["you"]
+    opponent = 1 - me
+    first = view["state"]["first_attack"]
+    known: set[str] = set()
+    if first["seat"] == opponent and first["card"] is not None:
+        known.add(first["card"])
+    discard: set[str] = set()
+    table: list[str] = []
+    for event in history:
+        kind = event.get("type")
+        if kind in ("attacked", "defended"):
+            table.append(event["card"])
+            if event["seat"] == opponent:
+                known.discard(event["card"])
+        elif kind == "bout_ended":
+            if event["beaten_off"]:
+                discard.update(table)
+            elif event["seat"] == me:  # the attacker ended a bout the opponent took
+                known.update(table)
+            table = []
+        elif kind == "trump_card_drawn" and event["seat"] == opponent:
+            known.add(event["card"])
+    return discard, known
+
+
+def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> DurakState:
+    """A full Durak state consistent with what `view["you"]` knows (its hand, the table, sizes, the history).
+
+    The opponent holds the cards the seat saw it pick up (`known_cards`) plus unseen cards drawn uniformly; the
+    stock is the rest, with the public indicator last. If the history is incomplete, unexplained unseen cards go
+    to the discard pile so that every size in the view still holds.
+    """
+    state = view["state"]
+    me = view["you"]
+    opponent = 1 - me
+    discard, known = known_cards(view, history)
+    mine = set(state["hand"])
+    table = [code for row in state["table"] for code in (row["attack"], row["defense"]) if code is not None]
+    indicator = state["trump_card"]
+    seen = mine | set(table) | ({indicator} if indicator else set())
+    known -= seen
+    discard -= seen | known
+    opponent_size = state["hand_sizes"][opponent]
+    known_list = sorted(known)[:opponent_size]
+    pool = [card.code for card in FULL_DECK if card.code not in seen and card.code not in discard]
+    pool = [code for code in pool if code not in known]
+    rng.shuffle(pool)
+    need = opponent_size - len(known_list)
+    opponent_hand = known_list + pool[:need]
+    stock_count = max(0, state["stock_size"] - 1)
+    stock = pool[need : need + stock_count] + ([indicator] if indicator else [])
+    extra = pool[need + stock_count :]
+    hands: list[tuple[Card, ...]] = [(), ()]
+    hands[me] = durak.hand_order(durak.parse_card(code) for code in state["hand"])
+    hands[opponent] = durak.hand_order(durak.parse_card(code) for code in opponent_hand)
+    first = state["first_attack"]
+    return durak.DurakState(
+        trump=_SUITS[state["trump_suit"]],
+        stock=tuple(durak.parse_card(code) for code in stock),
+        hands=tuple(hands),
+        discard=tuple(durak.parse_card(code) for code in sorted(discard) + extra),
+        table=tuple(
+            durak.Row(
+                durak.parse_card(row["attack"]), None if row["defense"] is None else durak.parse_card(row["defense"])
+            )
+            for row in state["table"]
+        ),
+        attacker=state["attacker"],
+        bout=state["bout"],
+        bout_limit=state["bout_limit"],
+        defender_took=state["defender_took"],
+        first_attack_seat=first["seat"],
+        first_attack_card=None if first["card"] is None else durak.parse_card(first["card"]),
+        trump_card_drawn_by=state["trump_card_drawn_by"],
+        reason=None,
+        loser=None,
+        seed=rng.randrange(2**31),
+    )
+
+
+ROLLOUT_LIMIT = 300
+
+
+def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action] | None:
+    """The playout policy: a quick `easy` on the full state (cheapest card, sometimes ends or takes at random)."""
+    seat = state.defender if durak.to_act(state) == {state.defender} else state.attacker
+    actions = [action for action in durak.legal_actions(state, seat) if action["type"] != "resign"]
+    if not actions:
+        return None
+    if rng.random() < 0.15:
+        return seat, rng.choice(actions)
+    trump = state.trump.letter
+    cards = [action for action in actions if "card" in action]
+    if not cards:
+        return seat, actions[0]
+    best = min(cards, key=lambda action: card_cost(action["card"], trump))
+    if actions[-1]["type"] in ("done", "take") and card_cost(best["card"], trump) >= 100 + _HIGH and len(state.stock) > _EARLY:
+        return seat, actions[-1]
+    if actions[-1]["type"] == "done" and len(cards) == len(actions) - 1 and card_cost(best["card"], trump) > 100:
+        return seat, actions[-1]
+    return seat, best

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from engine.protocol import Action
+from engine.cards import FRENCH_36, FRENCH_SUITS, Card, suit_then_rank
+from engine.errors import GameError
+from engine.games import svoi_koziri as sk
+from engine.games.svoi_koziri import SvoiKoziriState, parse_card
+from engine.protocol import JSON, Action, Seat
 
 if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
     from engine.ai import SeatView
 
+_SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
 _RANKS = {"6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 
 
@@ -71,3 +77,98 @@ def easy(view: SeatView, rng: random.Random) -> Action:
 def _best(actions: Sequence[Action], value: Callable[[str], int]) -> Action:
     # max keeps the first of equal values, i.e. the rules' hand order: deterministic.
     return max(actions, key=lambda action: value(action["card"]))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Search (engine.ai.search): the determinizer and the playout hooks
+
+_REPLAYED = {"trump_chosen": "choose_trump", "led": "lead", "beat": "beat", "played": "play", "took": "take"}
+
+
+def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> SvoiKoziriState:
+    """A full Svoi Koziri state consistent with what `view["you"]` knows.
+
+    Before the deal the undealt deck is a uniform shuffle. After it nothing is hidden from a player that
+    remembers: the opponent holds every card that is neither in the seat's hand nor on the pile (all 36 are
+    dealt, svoi_koziri.md §2.6). The state is rebuilt by replaying the history from a deal that gives the seat
+    the cards of its `dealt` event, so the repetition record (§3.9) is exact too; without a usable history it
+    is built from the view alone, with no position recorded.
+    """
+    state = view["state"]
+    me = view["you"]
+    trumps = tuple(None if letter is None else _SUITS[letter] for letter in state["trumps"])
+    if state["step"] == "choose_trump":
+        deck = list(FRENCH_36)
+        rng.shuffle(deck)
+        return SvoiKoziriState(
+            deck=tuple(deck), trumps=trumps, sixes_passed=(None, None), hands=((), ()), pile=(),
+            step="choose_trump", turn=me, positions=(), reason=None, winner=None, seed=rng.randrange(2**31),
+        )
+    replayed = _replay(view, history, rng)
+    if replayed is not None:
+        return replayed
+    mine = {parse_card(code) for code in state["hand"]}
+    pile = tuple(parse_card(code) for code in state["pile"])
+    theirs = [card for card in FRENCH_36 if card not in mine and card not in set(pile)]
+    hands: list[tuple[Card, ...]] = [(), ()]
+    hands[me], hands[1 - me] = suit_then_rank(mine), suit_then_rank(theirs)
+    return SvoiKoziriState(
+        deck=(), trumps=trumps, sixes_passed=tuple(None if c is None else parse_card(c) for c in state["sixes_passed"]),
+        hands=tuple(hands), pile=pile, step=state["step"], turn=me, positions=(), reason=None, winner=None,
+        seed=rng.randrange(2**31),
+    )
+
+
+def _replay(view: SeatView, history: Sequence[JSON], rng: random.Random) -> SvoiKoziriState | None:
+    me = view["you"]
+    dealt = next((event for event in history if event.get("type") == "dealt" and "cards" in event), None)
+    if dealt is None:
+        return None
+    mine = [parse_card(code) for code in dealt["cards"]]
+    theirs = [card for card in FRENCH_36 if card not in set(mine)]
+    deck: list[Card] = [theirs[k // 2] if k % 2 != me else mine[k // 2] for k in range(36)]
+    state = sk.new_game(2, sk.parse_options({}), deck, rng.randrange(2**31))
+    try:
+        for event in history:
+            kind = _REPLAYED.get(event.get("type", ""))
+            if kind is None:
+                continue
+            action: dict[str, JSON] = {"type": kind}
+            if kind == "choose_trump":
+                action["suit"] = event["suit"]
+            elif kind != "take":
+                action["card"] = event["card"]
+            state, _ = sk.apply(state, event["seat"], action)
+    except GameError:
+        return None
+    if sk.view(state, me).state != view["state"] or state.turn != me:
+        return None
+    return state
+
+
+ROLLOUT_LIMIT = 40
+"""Random Svoi Koziri play runs about a thousand moves (svoi_koziri.md §8.13): playouts stop here and guess."""
+
+
+def rollout_action(state: SvoiKoziriState, rng: random.Random) -> tuple[Seat, Action] | None:
+    """The playout policy: `easy` on the full state most of the time, a uniform move otherwise."""
+    seat = state.turn
+    actions = [action for action in sk.legal_actions(state, seat) if action["type"] != "resign"]
+    if not actions:
+        return None
+    kind = actions[0]["type"]
+    if kind in ("choose_trump", "take") or rng.random() < 0.2:
+        return seat, rng.choice(actions)
+    own = state.trumps[seat]
+    theirs = state.trumps[1 - seat]
+    assert own is not None and theirs is not None
+    if kind == "beat":
+        return seat, _best(actions, lambda code: -beat_cost(code, own.letter))
+    return seat, _best(actions, lambda code: lay_value(code, own.letter, theirs.letter))
+
+
+def estimate(state: SvoiKoziriState) -> list[float]:
+    """A cut-off playout's rewards: the seat with fewer cards is ahead (it goes out first, §3.8)."""
+    lead = len(state.hands[1]) - len(state.hands[0])
+    ahead = 0.5 + 0.5 * math.tanh(lead / 6)
+    return [ahead, 1 - ahead]

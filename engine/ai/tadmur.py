@@ -7,7 +7,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.protocol import Action
+from engine.cards import Card
+from engine.games import tadmur as tadmur_game
+from engine.games.tadmur import Row, TadmurState
+from engine.protocol import JSON, Action
 
 if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
     from engine.ai import SeatView
@@ -154,3 +157,115 @@ def _best_placement(
         return keeps_reach, bool(followers), len(followers), rng.random()
 
     return max(places, key=score)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Search (engine.ai.search): the determinizer
+
+
+def opponent_passes(view: SeatView, history: Sequence[JSON]) -> list[tuple[str, int]]:
+    """(chain end, empty spaces) of the opponent's row at each of its passes, replayed from the history.
+
+    A pass is legal only with no placeable card (tadmur.md §3.9), and hands only shrink (§2.5), so at each such
+    moment none of the opponent's current cards fitted its row then.
+    """
+    opponent = 1 - view["you"]
+    end = view["state"]["rows"][opponent]["starter"]
+    empty = 7
+    passes = []
+    for event in history:
+        if event.get("seat") != opponent:
+            continue
+        kind = event.get("type")
+        if kind == "placed":
+            end, empty = event["card"], event["empty"]
+        elif kind == "guessed" and not event["correct"]:
+            empty += 1
+        elif kind == "passed":
+            passes.append((end, empty))
+    return passes
+
+
+def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> TadmurState:
+    """A full Tadmur state consistent with what `view["you"]` knows.
+
+    Every card the seat cannot see is the opponent's target or in its hand, so choosing the target fixes the
+    rest. A target is possible when its rank is none of the seat's wrong guesses (tadmur.md §3.6) and the hand
+    it leaves agrees with every opponent pass (`opponent_passes`); each possible card is weighted like `easy`'s
+    `candidates` (more when the opponent's row can still reach it). If no card passes the test (an incomplete
+    history), the pass test is dropped.
+    """
+    state, me = view["state"], view["you"]
+    opponent = 1 - me
+    rows = state["rows"]
+    seen = {*state["hand"], rows[me]["target"]}
+    for row in rows:
+        seen.update([row["starter"], *row["chain"]])
+    pool = [card.code for card in tadmur_game.full_deck(tadmur_game.parse_options({})) if card.code not in seen]
+    theirs = rows[opponent]
+    wrong = set(rows[me]["wrong_guesses"])
+    passes = opponent_passes(view, history)
+    end = rank_of(_chain_end(theirs))
+    weights: list[float] = []
+    options: list[str] = []
+    for code in pool:
+        if code[:-1] in wrong:
+            continue
+        hand = [rank_of(other) for other in pool if other != code]
+        if not all(_no_fit(hand, rank_of(chain_end), empty, rank_of(code)) for chain_end, empty in passes):
+            continue
+        options.append(code)
+        weights.append(REACHABLE_WEIGHT if reachable(rank_of(code) - end, theirs["empty"] + 1) else 1)
+    if not options:
+        options = [code for code in pool if code[:-1] not in wrong] or pool
+        weights = [1.0] * len(options)
+    target = rng.choices(options, weights)[0]
+    parse = tadmur_game.parse_card
+    hands: list[tuple[Card, ...]] = [(), ()]
+    hands[me] = tadmur_game.hand_order(parse(code) for code in state["hand"])
+    hands[opponent] = tadmur_game.hand_order(parse(code) for code in pool if code != target)
+    targets = {me: rows[me]["target"], opponent: target}
+    return TadmurState(
+        rows=tuple(
+            Row(
+                starter=parse(row["starter"]),
+                target=parse(targets[seat]),
+                chain=tuple(parse(code) for code in row["chain"]),
+                spaces=row["spaces"],
+                wrong_guesses=tuple(row["wrong_guesses"]),
+            )
+            for seat, row in enumerate(rows)
+        ),
+        hands=tuple(hands),
+        turn=me,
+        guessed_this_turn=state["guessed_this_turn"],
+        idle_turns=state["idle_turns"],
+        reason=None,
+        winner=None,
+        seed=rng.randrange(2**31),
+    )
+
+
+def _no_fit(hand: Sequence[int], end: int, empty: int, target: int) -> bool:
+    return not any(_adjacent(card, end) and (empty != 1 or _adjacent(card, target)) for card in hand)
+
+
+def rollout_action(state: TadmurState, rng: random.Random) -> tuple[int, Action] | None:
+    """The playout policy: place (preferring cards that keep the own target reachable), guess now and then.
+
+    It reads the sampled state's own row only; a guess names a uniform allowed rank, never the sampled target.
+    """
+    seat = state.turn
+    actions = [action for action in tadmur_game.legal_actions(state, seat) if action["type"] != "resign"]
+    if not actions:
+        return None
+    places = [action for action in actions if action["type"] == "place"]
+    guesses = [action for action in actions if action["type"] == "guess"]
+    if guesses and (not places or rng.random() < 0.1):
+        return seat, rng.choice(guesses)
+    if not places:
+        return seat, actions[-1]
+    row = state.rows[seat]
+    target = row.target.rank
+    keep = [a for a in places if row.empty == 1 or reachable(target - rank_of(a["card"]), row.empty)]
+    return seat, rng.choice(keep or places)

@@ -13,7 +13,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.protocol import Action
+from engine.games import talmut as talmut_game
+from engine.protocol import JSON, Action
 
 if TYPE_CHECKING:
     from engine.ai import SeatView
@@ -195,3 +196,176 @@ def _exchange(table: _Table) -> Action | None:
         if others and table.worth(slot) > others[0][0] + 1:
             return table.pick({"type": "exchange", "seat": others[0][1], "position": others[0][2]})
     return table.pick({"type": "skip_power"})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Search (engine.ai.search): the determinizer and the playout hooks
+
+
+def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> talmut_game.TalmutState:
+    """A full Talmut state consistent with what `view["you"]` knows.
+
+    The view already carries everything the seat knows (talmut.md §6.1: each layout card lists the seats that
+    know it, and the view shows the ones this seat knows), so every card it does not see, in layouts, the stock
+    and a stock-drawn card, is dealt uniformly from the cards it has not seen. The history adds who resigned.
+    What no seat's view shows is set to defaults: `target` and `call_penalty` (the creation options), a standing
+    call's total (taken from the sampled layout), the seed and the reshuffle count.
+    """
+    state, me = view["state"], view["you"]
+    parse = talmut_game.parse_card
+    layouts = state["layouts"]
+    drawn = state["drawn"]
+    held = sum(1 for layout in layouts for slot in layout["slots"] if not slot["empty"])
+    size = 48 if held + state["stock_size"] + len(state["discard"]) + (drawn is not None) > 40 else 40
+    options = talmut_game.Options(deck_size=size)
+    deck = talmut_game.full_deck(options)
+    visible = {slot["card"] for layout in layouts for slot in layout["slots"] if slot["card"] is not None}
+    visible.update(state["discard"])
+    if drawn is not None and drawn["card"] is not None:
+        visible.add(drawn["card"])
+    pool = [card for card in deck if card.code not in visible]
+    rng.shuffle(pool)
+    unseen = iter(pool)
+    slots = tuple(
+        tuple(
+            talmut_game.Slot(
+                None if slot["empty"] else parse(slot["card"]) if slot["card"] is not None else next(unseen),
+                tuple(slot["seen_by"]),
+            )
+            for slot in layout["slots"]
+        )
+        for layout in layouts
+    )
+    drawn_state = None
+    if drawn is not None:
+        card = parse(drawn["card"]) if drawn["card"] is not None else next(unseen)
+        drawn_state = talmut_game.Drawn(drawn["source"], card)
+    stock = tuple(unseen)
+    power = state["power"]
+    power_state = None
+    if power is not None:
+        peeked = power["peeked"]
+        place = None if peeked is None else talmut_game.Place(peeked["seat"], peeked["position"])
+        power_state = talmut_game.Power(power["kind"], parse(power["card"]), place)
+    window = state["window"]
+    call = state["talmut"]
+    call_state = None
+    if call is not None:
+        total = talmut_game.layout_total(slots[call["caller"]])
+        call_state = talmut_game.Call(call["caller"], tuple(call["last_turns"]), total)
+    seats = len(layouts)
+    records = tuple(
+        talmut_game.RoundRecord(
+            round=entry["round"],
+            caller=entry["caller"],
+            call_total=entry["call_total"],
+            false_call=entry["false_call"],
+            cards=tuple(
+                tuple(None if code is None else parse(code) for code in entry["cards"][str(seat)])
+                for seat in range(seats)
+            ),
+            points=tuple(entry["points"][str(seat)] for seat in range(seats)),
+            discard=(),
+        )
+        for entry in state["history"]
+    )
+    resigned = sorted({event["seat"] for event in history if event.get("type") == "resigned"})
+    return talmut_game.TalmutState(
+        options=options,
+        seats=seats,
+        deck=deck,
+        fixed_deck=False,
+        seed=rng.randrange(2**31),
+        round=state["round"],
+        turn=state["turn"],
+        phase=state["phase"],
+        layouts=slots,
+        stock=stock,
+        discard=tuple(parse(code) for code in state["discard"]),
+        drawn=drawn_state,
+        power=power_state,
+        window=None if window is None else talmut_game.Window(int(window["rank"]), window["last_thrower"]),
+        call=call_state,
+        call_barred=state["call_barred"],
+        totals=tuple(state["totals"][str(seat)] for seat in range(seats)),
+        history=records,
+        reshuffles=0,
+        resigned=tuple(resigned),
+        # a seat with no `resign` listed is an AI seat from the start (talmut.md §3.17); others are unknown
+        ai_seats=() if any(action["type"] == "resign" for action in view["legal_actions"]) else (me,),
+        reason=None,
+    )
+
+
+def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> list[float] | None:
+    """Stop a playout when the round (or the game) ends; each seat's reward is the share of other seats whose
+    total is higher than its own (lower is better in Talmut, talmut.md §5.5), a tie counting half."""
+    if state.reason is None and state.round == start.round:
+        return None
+    totals = state.totals
+    seats = state.seats
+    rewards = []
+    for seat in range(seats):
+        better = sum(1.0 if totals[other] > totals[seat] else 0.5 if totals[other] == totals[seat] else 0.0
+                     for other in range(seats) if other != seat)
+        rewards.append(better / (seats - 1))
+    return rewards
+
+
+ROLLOUT_LIMIT = 200
+
+
+def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[int, Action] | None:
+    """The playout policy on the full state, using only what each seat knows there (its `seen_by` cards).
+
+    A seat that knows one of its cards has the window's rank matches it; the turn seat draws the discard when it
+    beats its worst known card, swaps a drawn card for its worst card (unknown ones count 6), peeks at its own
+    unknown cards, skips blind swaps, and calls once it knows its whole layout and the total is at most 5.
+    """
+    window = state.window
+    if window is not None:
+        for seat in range(state.seats):
+            if seat == window.last_thrower or seat == state.turn:
+                continue
+            for position, slot in enumerate(state.layouts[seat]):
+                if slot.card is not None and slot.card.rank == window.rank and seat in slot.seen_by:
+                    return seat, {"type": "match", "position": position}
+    seat = state.turn
+    if seat is None:
+        return None
+    legal = talmut_game.legal_actions(state, seat)
+    layout = state.layouts[seat]
+
+    def worth(slot: talmut_game.Slot) -> float:
+        return float(slot.card.rank) if slot.card is not None and seat in slot.seen_by else 6.0
+
+    filled = [(worth(slot), position) for position, slot in enumerate(layout) if slot.card is not None]
+    worst = max(filled) if filled else None
+    phase = state.phase
+    if phase == "draw":
+        known = all(seat in slot.seen_by for slot in layout if slot.card is not None)
+        if known and sum(w for w, _ in filled) <= talmut_game.CALL_LIMIT and {"type": "call"} in legal:
+            return seat, {"type": "call"}
+        top = state.discard[-1].rank if state.discard else 99
+        if worst is not None and top < worst[0] - 1:
+            return seat, {"type": "draw", "source": "discard"}
+        source = "stock" if {"type": "draw", "source": "stock"} in legal else "discard"
+        return seat, {"type": "draw", "source": source}
+    if phase == "decide":
+        assert state.drawn is not None
+        if worst is not None and state.drawn.card.rank < worst[0]:
+            return seat, {"type": "swap", "position": worst[1]}
+        return seat, {"type": "discard"}
+    if phase == "power" and state.power is not None and state.power.kind != "caballo":
+        for position, slot in enumerate(layout):
+            if slot.card is not None and seat not in slot.seen_by:
+                return seat, {"type": "peek", "seat": seat, "position": position}
+    return seat, {"type": "skip_power"}
+
+
+def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
+    """Before a search: a seat listed only for `match` or `withdraw` answers as `easy` does; else "search"."""
+    playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
+    if playable and all(action["type"] in _OPTIONAL for action in playable):
+        return easy(view, rng)
+    return "search"

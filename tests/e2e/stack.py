@@ -147,3 +147,10 @@ def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:
     for start in range(0, len(doomed), 500):
         deleted += client.delete(*doomed[start : start + 500])
     return deleted
+
+
+def call(session: requests.Session, method: str, url: str, timeout: float = 25, **kwargs) -> requests.Response:
+    """One HTTP request that must not be a 5xx (the server never fails on legal traffic)."""
+    response = session.request(method, url, timeout=timeout, **kwargs)
+    assert response.status_code < 500, f"{method} {url}: {response.status_code} {response.text[:500]}"
+    return response

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.stack import REPO, Stack
+from tests.e2e.stack import REPO, Stack, call
 
 pytestmark = pytest.mark.e2e
 
@@ -22,13 +22,6 @@ GAMES = 20
 AI_LATENCY_BOUND_SECONDS = 10.0
 GAME_DEADLINE_SECONDS = 75.0
 LONG_POLL_SECONDS = 15
-
-
-def call(session: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:
-    """One HTTP request that must not be a 5xx (the server never fails on legal traffic)."""
-    response = session.request(method, url, timeout=LONG_POLL_SECONDS + 10, **kwargs)
-    assert response.status_code < 500, f"{method} {url}: {response.status_code} {response.text[:500]}"
-    return response
 
 
 def check_finished(view: dict[str, Any]) -> None:

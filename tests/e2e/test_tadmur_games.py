@@ -11,8 +11,8 @@ import pytest
 import requests
 
 from engine.redaction import codes_in
-from tests.e2e.stack import Stack
-from tests.e2e.test_full_games import GAME_DEADLINE_SECONDS, LONG_POLL_SECONDS, call
+from tests.e2e.stack import Stack, call
+from tests.e2e.test_full_games import GAME_DEADLINE_SECONDS, LONG_POLL_SECONDS
 
 pytestmark = pytest.mark.e2e
 

@@ -11,20 +11,13 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.stack import Stack
+from tests.e2e.stack import Stack, call
 from tests.engine.talmut.notation import E1
 
 pytestmark = pytest.mark.e2e
 
 DEADLINE_SECONDS = 50.0
 WAIT_SECONDS = 5
-
-
-def call(session: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:
-    """One HTTP request that must not be a 5xx."""
-    response = session.request(method, url, timeout=WAIT_SECONDS + 10, **kwargs)
-    assert response.status_code < 500, f"{method} {url}: {response.status_code} {response.text[:500]}"
-    return response
 
 
 def check_finished(view: dict[str, Any], seats: int) -> None:

@@ -78,6 +78,27 @@ class Api:
     def act(self, game_id: str, token: str, action: dict[str, Any], **headers: str):
         return self.request("POST", f"/v1/games/{game_id}/actions", token, json=action, **headers)
 
+    def play(self, game_id: str, tokens: list[str], moves) -> dict[str, Any]:
+        """Post each `(seat, action)` of `moves` with that seat's token; each must succeed. Returns the last view."""
+        view: dict[str, Any] = {}
+        for seat, action in moves:
+            response = self.act(game_id, tokens[seat], action)
+            assert response.status_code == 200, (seat, action, response.json)
+            view = response.json
+        return view
+
+    def refused(self, game_id: str, token: str, action: dict[str, Any], status: int, error: str) -> dict[str, Any]:
+        """Post `action`, expect `status` and `error`, check that the version did not move; return the error body."""
+        before = self.view(game_id).json["version"]
+        response = self.act(game_id, token, action)
+        assert (response.status_code, response.json["error"]) == (status, error), (action, response.json)
+        assert self.view(game_id).json["version"] == before
+        return response.json
+
+    def legal(self, game_id: str, token: str) -> list[dict[str, Any]]:
+        """The seat's `legal_actions` now."""
+        return self.view(game_id, token).json["legal_actions"]
+
     def run_ai(self, with_scheduler: bool = True) -> None:
         """Run every queued AI job (and those they enqueue) in this process, as a worker would.
 

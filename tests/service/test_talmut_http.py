@@ -16,20 +16,18 @@ def deck(text: str) -> list[str]:
     return text.split()
 
 
-def play(api, game_id, tokens, text):
-    response = None
+def moves(text):
     for move in text.split(","):
         seat, _, rest = move.strip().partition(" ")
-        response = api.act(game_id, tokens[int(seat[1:])], action(rest))
-        assert response.status_code == 200, (move, response.json)
-    return response.json
+        yield int(seat[1:]), action(rest)
+
+
+def play(api, game_id, tokens, text):
+    return api.play(game_id, tokens, moves(text))
 
 
 def refused(api, game_id, token, text, status, error):
-    before = api.view(game_id).json["version"]
-    response = api.act(game_id, token, action(text))
-    assert (response.status_code, response.json["error"]) == (status, error), response.json
-    assert api.view(game_id).json["version"] == before
+    api.refused(game_id, token, action(text), status, error)
 
 
 def state(api, game_id, token=None):

@@ -1,0 +1,76 @@
+"""The Cardroom RQ worker: RQ's `Worker` plus a sweep that revives AI turns whose job died.
+
+RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry cleaning that
+runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would wait for a
+move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock picks it) looks at each active
+game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone (`service.turns.revive_ai_turns`); the
+version check makes the move happen exactly once even if the old job was only slow. The sweep also drops expired
+games from the indexes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from redis import RedisError
+from rq import Worker
+
+from service.config import lifetimes
+from service.store import GameNotFound, GameStore
+from service.turns import make_queue, revive_ai_turns
+
+log = logging.getLogger(__name__)
+
+SWEEP_INTERVAL_SECONDS = float(os.environ.get("AI_SWEEP_INTERVAL_SECONDS", "5"))
+
+
+class CardroomWorker(Worker):
+    """An RQ worker that also sweeps for dead AI turns between jobs and while idle."""
+
+    def __init__(self, *args, key_prefix: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("job_monitoring_interval", lifetimes()["AI_JOB_HEARTBEAT_SECONDS"])
+        super().__init__(*args, **kwargs)
+        self.key_prefix = key_prefix
+        self.last_swept = 0.0
+
+    @property
+    def dequeue_timeout(self) -> int:
+        """Wake up from waiting for a job at least once per sweep interval."""
+        return max(1, min(super().dequeue_timeout, int(SWEEP_INTERVAL_SECONDS)))
+
+    @property
+    def should_run_maintenance_tasks(self) -> bool:
+        """RQ's own maintenance when due, and the sweep once per interval."""
+        return super().should_run_maintenance_tasks or self._sweep_due()
+
+    def _sweep_due(self) -> bool:
+        return time.monotonic() - self.last_swept >= SWEEP_INTERVAL_SECONDS
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's maintenance if due, then the sweep (never fatal: the next interval tries again)."""
+        if super().should_run_maintenance_tasks:
+            super().run_maintenance_tasks()
+        if self._sweep_due():
+            self.last_swept = time.monotonic()
+            try:
+                sweep(GameStore(self.connection, self.key_prefix), self.queues, SWEEP_INTERVAL_SECONDS)
+            except RedisError:
+                log.warning("sweep failed: Redis unreachable", exc_info=True)
+
+
+def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, int]]:  # type: ignore[type-arg]
+    """Revive the dead AI turns of every active game (once per `interval` across all workers); return them."""
+    if not store.client.set(f"{store.prefix}:sweep-lock", 1, nx=True, px=max(1, int(interval * 1000) - 100)):
+        return []  # another worker swept within this interval
+    revived = []
+    queue = make_queue(store, queues[0].name)
+    for game_id in store.active_game_ids():
+        try:
+            record = store.load(game_id)
+        except GameNotFound:
+            store.forget(game_id)  # expired
+            continue
+        revived += [(game_id, seat) for seat in revive_ai_turns(store, queue, record)]
+    return revived
