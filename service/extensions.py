@@ -8,6 +8,9 @@ from flask_smorest import Api
 from service.errors import DEFAULT_ERROR_CODES, envelope
 
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+RATE_LIMITED = "RATE_LIMITED"
+PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")  # as service/ratelimit.py
 
 
 class ErrorSchema(ma.Schema):
@@ -63,21 +66,41 @@ class CardroomApi(Api):
             }},
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         })
+        self.spec.components.response(RATE_LIMITED, {
+            "description": "rate_limited: too many requests from this address or token; retry after `Retry-After`",
+            "headers": {"Retry-After": {
+                "description": "seconds until the limit's window resets", "schema": {"type": "integer", "example": 1},
+            }},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        })
+        self.spec.components.response(PAYLOAD_TOO_LARGE, {
+            "description": "payload_too_large: the body exceeds the size limit (64 KiB by default)",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        })
 
     def register_blueprint(self, blp, *, parameters=None, **options):  # type: ignore[no-untyped-def]
         """Register `blp`, then document 503 `store_unavailable` on each of its operations that uses Redis.
 
-        Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down).
+        Every path but `/healthz` reads Redis, `/v1/rules*` for its rate limit only (service/errors.py answers 503
+        when it is down). Also 429 `rate_limited` on every rate-limited path and 413 on every body.
         apispec has no public way to amend an operation, so this edits the dict `spec.to_dict()` returns, which
         is the spec's own.
         """
         super().register_blueprint(blp, parameters=parameters, **options)
         for path, operations in self.spec.to_dict()["paths"].items():
-            if path == "/healthz" or path.startswith("/v1/rules"):
+            if path == "/healthz":
                 continue
             for method, operation in operations.items():
                 if method in {"get", "post", "put", "patch", "delete"}:
                     operation["responses"]["503"] = {"$ref": f"#/components/responses/{STORE_UNAVAILABLE}"}
+        for path, operations in self.spec.to_dict()["paths"].items():
+            for method, operation in operations.items():
+                if method not in {"get", "post", "put", "patch", "delete"}:
+                    continue
+                if path not in UNLIMITED_PATHS:
+                    operation["responses"]["429"] = {"$ref": f"#/components/responses/{RATE_LIMITED}"}
+                if method in {"post", "put", "patch"}:
+                    operation["responses"]["413"] = {"$ref": f"#/components/responses/{PAYLOAD_TOO_LARGE}"}
 
     def handle_http_exception(self, error):  # type: ignore[no-untyped-def]
         """Render an HTTP error (from `abort(status, message=..., error=...)`, routing or webargs)."""
@@ -88,4 +111,7 @@ class CardroomApi(Api):
         extra = {}
         if "errors" in data or "messages" in data:
             extra["errors"] = data.get("errors", data.get("messages"))
-        return envelope(error.code, code, message, **extra), error.code, data.get("headers", {})
+        # keep werkzeug's own headers (e.g. `Allow` of a 405, RFC 9110 §15.5.6), but not its HTML content type
+        headers = {name: value for name, value in error.get_headers() if name.lower() != "content-type"}
+        headers.update(data.get("headers") or {})
+        return envelope(error.code, code, message, **extra), error.code, headers

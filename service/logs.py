@@ -94,7 +94,7 @@ class JsonGunicornLogger(GunicornLogger):
     """
 
     def setup(self, cfg: Any) -> None:
-        """gunicorn's setup, then the JSON formatter on its handlers."""
+        """Do gunicorn's setup, then put the JSON formatter on its handlers."""
         super().setup(cfg)
         for logger in (self.error_log, self.access_log):
             for handler in logger.handlers:

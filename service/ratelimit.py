@@ -13,9 +13,8 @@ from flask import Flask, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 
+from service.extensions import UNLIMITED_PATHS
 from service.store import hash_token
-
-UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def _token_key() -> str:
@@ -43,7 +42,7 @@ def init_app(app: Flask, connection_pool: object, prefix: str) -> Limiter:
         storage_uri="redis://",
         storage_options={"connection_pool": connection_pool, "key_prefix": f"{prefix}:ratelimit"},
         strategy="fixed-window",
-        headers_enabled=True,
+        headers_enabled=False,
         swallow_errors=False,
         enabled=app.config["RATE_LIMIT_ENABLED"],
     )

@@ -19,12 +19,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import redis
+
+log = logging.getLogger(__name__)
 
 STATUSES = ("waiting", "active", "finished")
 
@@ -195,7 +198,10 @@ class GameStore:
         ]
         if not self._compare_and_set(keys=keys, args=args):
             raise VersionConflict(record.game_id)
-        self._index(record)
+        try:
+            self._index(record)
+        except redis.RedisError:  # the write is stored: a stale index entry heals itself (`listing`)
+            log.warning("game %s: index not updated", record.game_id, exc_info=True)
 
     def _index(self, record: GameRecord) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
@@ -224,10 +230,16 @@ class GameStore:
                 return
             for game_id in ids:
                 try:
-                    yield self.load(game_id.decode())
+                    record = self.load(game_id.decode())
                 except GameNotFound:
                     self.forget(game_id.decode())  # expired: the index heals itself
                     position -= 1
+                    continue
+                if record.status != status:  # an index write lost to an outage: put it right
+                    self._index(record)
+                    position -= 1
+                    continue
+                yield record
             position += len(ids)
 
     def forget(self, game_id: str) -> None:
@@ -254,10 +266,30 @@ class GameStore:
         text = self.client.get(self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest()))
         return None if text is None else json.loads(text)
 
-    def remember_response(self, game_id: str, key: str, response: dict[str, Any], ttl_seconds: int) -> None:
-        """Keep the first response to an `Idempotency-Key` for `ttl_seconds`; a later one does not replace it."""
+    def reserve_response(
+        self, game_id: str, key: str, fingerprint: str, ttl_seconds: int = 60
+    ) -> dict[str, Any] | None:
+        """Claim an `Idempotency-Key` for the request `fingerprint` before applying it; None: claimed now.
+
+        Otherwise the key's record: the first response (`body` set), or `body` None while that request runs. A
+        claim lasts `ttl_seconds` (a request whose process died frees its key then); the response, once kept,
+        lasts `IDEMPOTENCY_TTL_SECONDS`.
+        """
         name = self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest())
-        self.client.set(name, json.dumps(response), nx=True, ex=ttl_seconds)
+        claim = json.dumps({"request": fingerprint, "status": None, "body": None})
+        if self.client.set(name, claim, nx=True, ex=ttl_seconds):
+            return None
+        text = self.client.get(name)
+        return None if text is None else json.loads(text)
+
+    def release_response(self, game_id: str, key: str) -> None:
+        """Drop the claim of a request that applied nothing (it was rejected), so the key can be used again."""
+        self.client.delete(self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest()))
+
+    def remember_response(self, game_id: str, key: str, response: dict[str, Any], ttl_seconds: int) -> None:
+        """Keep the first response to an `Idempotency-Key` for `ttl_seconds` (replacing its claim)."""
+        name = self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest())
+        self.client.set(name, json.dumps(response), ex=ttl_seconds)
 
     def wait_for_version(self, game_id: str, after_version: int, timeout_seconds: float) -> int | None:
         """Block until the game's version exceeds `after_version` or `timeout_seconds` pass.

@@ -14,9 +14,11 @@ import dataclasses
 import logging
 import math
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from rq import Queue
+import redis
+from rq import Callback, Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import now as rq_now
@@ -32,6 +34,9 @@ AI_JOB = "worker.jobs.play_ai_turn"
 MAX_REVIVES = 3
 """How many times one AI turn is enqueued again after its job died (`revive_ai_turns`)."""
 AI_JOB_TIMEOUT_SECONDS = 60
+"""RQ's hard limit on one AI turn: far above every level's wall budget (engine.ai.search.BUDGETS)."""
+AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
+"""The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
 log = logging.getLogger(__name__)
 _PENDING = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
 
@@ -46,8 +51,13 @@ def ai_job_id(game_id: str, version: int, seat: int) -> str:
     return f"ai-{game_id}-{version}-{seat}"
 
 
-def play(store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action) -> GameRecord:
+def play(
+    store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action, notes: Sequence[Event] = ()
+) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
+
+    `notes` are service events stored just before the action's own, in the same write (the worker's
+    `ai_fallback`: the AI's level failed and a fallback level chose this move).
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
@@ -70,10 +80,24 @@ def play(store: GameStore, queue: Queue, record: GameRecord, seat: int, action: 
         status="finished" if result else "active",
         result=result.to_json() if result else None,
     )
-    store.save(new_record, record.version, [stored_event(new_record.version, event) for event in events])
+    stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
+    store.save(new_record, record.version, stored)
     count_action(store.client, store.prefix, record.game, action["type"])
-    enqueue_ai_turns(store, queue, new_record)
+    wake_ai(store, queue, new_record)
     return new_record
+
+
+def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
+    """Enqueue the AI turns due after a write that is already stored.
+
+    A Redis failure now must not turn the committed move into a 503 ("nothing was changed" would be false): the
+    view or the worker's sweep enqueues the turn later (`revive_ai_turns`).
+    """
+    try:
+        enqueue_ai_turns(store, queue, record)
+    except redis.RedisError:
+        log.warning("game %s version %s: AI turn not enqueued, left to the sweep", record.game_id, record.version,
+                    exc_info=True)
 
 
 def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
@@ -96,7 +120,7 @@ def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record
         VersionConflict: another write landed first; nothing was changed.
     """
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
-    enqueue_ai_turns(store, queue, new_record)
+    wake_ai(store, queue, new_record)
 
 
 def ai_seats_to_act(record: GameRecord) -> list[int]:
@@ -129,6 +153,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
             "args": (store.prefix, record.game_id, record.version, seat),
             "job_id": ai_job_id(record.game_id, record.version, seat),
             "job_timeout": AI_JOB_TIMEOUT_SECONDS,
+            "on_failure": Callback(AI_JOB_FAILED),
             "unique": True,
         }
         try:
@@ -163,8 +188,10 @@ def job_is_live(job: Job, stale_seconds: float) -> bool:
 
 
 def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
-    """AI seats to act whose job for the current version is queued or run by a live worker (shared/API.md
-    `pending_ai`); a job of a dead worker is not pending (`job_is_live`)."""
+    """AI seats to act whose job for the current version is queued or run by a live worker (`pending_ai`).
+
+    shared/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`).
+    """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
     pending = []
     for seat in ai_seats_to_act(record):

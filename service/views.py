@@ -56,10 +56,20 @@ def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> di
     }
 
 
-def ai_seat_view(record: GameRecord, seat: int) -> SeatView:
-    """What an AI seat may know: the same view a human in `seat` gets, reduced to `SeatView`."""
+def ai_seat_view(record: GameRecord, seat: int, history: list[dict[str, Any]] | None = None) -> SeatView:
+    """What an AI seat may know: the same view a human in `seat` gets, reduced to `SeatView`.
+
+    `history` is the game's stored events (`GameStore.events`); each is redacted for `seat` with `event_view`,
+    exactly as `GET /events` shows them to that seat's player.
+    """
     view = game_view(record, seat, pending_ai=[])
-    return SeatView(game=record.game, you=seat, state=view["state"], legal_actions=view["legal_actions"])
+    return SeatView(
+        game=record.game,
+        you=seat,
+        state=view["state"],
+        legal_actions=view["legal_actions"],
+        history=[event_view(stored, seat) for stored in history or []],
+    )
 
 
 def stored_event(version: int, event: Event) -> dict[str, Any]:

@@ -7,11 +7,17 @@ from pathlib import Path
 
 from hypothesis import settings
 
+from engine.ai import search
+
 # "default" and "ci" run the full count; "dev" is a quick local loop. deadline=None: playout length varies.
 settings.register_profile("default", max_examples=100, deadline=None)
 settings.register_profile("ci", max_examples=100, deadline=None)
 settings.register_profile("dev", max_examples=20, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# The search levels (`medium`, `hard`) run whole suites of AI games here (every level of every game, also through
+# the in-process worker): a tiny budget keeps them fast. Their strength is measured by bench/ai_strength.py.
+search.cap_budgets(search.Budget(iterations=2, seconds=0.02))
 
 # When a @given test fails, hypothesis's pytest plugin imports libcst to suggest a patch; that import raises a
 # DeprecationWarning (mypy_extensions.TypedDict), which `filterwarnings = ["error"]` turns into a pytest

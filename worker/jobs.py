@@ -5,13 +5,23 @@ from __future__ import annotations
 import random
 import time
 
-from rq import get_current_job
+import logging
+from typing import Any
 
-from engine.ai import choose_action
+from rq import get_current_job
+from rq.job import Job
+from rq.timeouts import JobTimeoutException
+
+from engine.ai import SeatView, choose_action
+from engine.ai.search import BUDGETS
+from engine.errors import IllegalAction
+from engine.protocol import Action, Event
 from service.metrics import observe_ai_decision
 from service.store import GameNotFound, GameStore, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
+
+log = logging.getLogger(__name__)
 
 
 def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int) -> str:
@@ -20,7 +30,10 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     The move is computed from the seat's view only (`ai_seat_view`), then applied with the same version check
     as a human move, which also enqueues the next AI turn. Returns "played", or "stale" when the game moved on
     (another write won, or it is no longer this seat's turn), "passed" when the seat was listed only for actions
-    nobody waits for and chose none (talmut.md §4.1), or "gone" for an expired game.
+    nobody waits for and chose none (talmut.md §4.1), or "gone" for an expired game. If the seat's level fails
+    (raises, chooses an illegal move, or the job's time limit interrupts it) a fallback level moves instead,
+    with an `ai_fallback` event (`fallback_move`), and the job returns "fallback"; a job that fails anyway is
+    answered the same way by its failure callback (`ai_turn_failed`).
     """
     job = get_current_job()
     assert job is not None, "play_ai_turn runs inside an RQ job"
@@ -31,18 +44,75 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
         return "gone"
     if record.version != expected_version or record.status != "active":
         return "stale"
-    view = ai_seat_view(record, seat)
+    level = record.seats[seat].level or "random"
+    # only the search levels read the history; the rule bots answer from the view at once
+    view = ai_seat_view(record, seat, store.events(game_id) if level in BUDGETS else None)
     if not view["legal_actions"]:
         return "stale"
-    level = record.seats[seat].level or "random"
+    rng = random.Random(f"{game_id}:{expected_version}:{seat}")
     started = time.perf_counter()
-    action = choose_action(view, level, random.Random(f"{game_id}:{expected_version}:{seat}"))
+    notes: list[Event] = []
+    try:
+        action = choose_action(view, level, rng)
+        if action is not None and action not in view["legal_actions"]:
+            raise IllegalAction(f"level {level} chose {dict(action)}, which is not legal")
+    except Exception as exc:  # any failure of a level, its timeout included: never leave the seat stuck
+        reason = "timeout" if isinstance(exc, JobTimeoutException) else "error"
+        action, notes = fallback_move(view, level, reason, exc)
     observe_ai_decision(store.client, key_prefix, record.game, level, time.perf_counter() - started)
     if action is None:
         return "passed"
     try:
-        play(store, make_queue(store, job.origin), record, seat, action)
+        play(store, make_queue(store, job.origin), record, seat, action, notes)
     except VersionConflict:
         return "stale"
-    return "played"
+    return "played" if not notes else "fallback"
+
+
+FALLBACK_LEVELS = ("easy", "random")
+"""The levels tried, in order, when a seat's own level fails: quick rule bots that need no search."""
+
+
+def fallback_move(view: SeatView, level: str, reason: str, exc: BaseException | None) -> tuple[Action | None, list[Event]]:
+    """A move for `view`'s seat from the first fallback level that gives a legal one, and the `ai_fallback` note.
+
+    The note, stored with the move, says which seat fell back, from which level to which, and why (`timeout`:
+    the job hit its time limit; `error`: the level raised or chose an illegal move).
+    """
+    log.warning("AI level %s failed for seat %s (%s): %r", level, view["you"], reason, exc)
+    for fallback in FALLBACK_LEVELS:
+        try:
+            action = choose_action(view, fallback, random.Random(0))
+        except Exception:  # noqa: BLE001 - try the next, simpler level
+            continue
+        if action is None or action in view["legal_actions"]:
+            note = Event("ai_fallback", {"seat": view["you"], "level": level, "fallback": fallback, "reason": reason})
+            return action, [note]
+    raise RuntimeError(f"no fallback level could move for seat {view['you']}")
+
+
+def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException | None, traceback: Any) -> None:
+    """RQ's failure callback of `play_ai_turn`: the job raised or timed out, so play a fallback move now.
+
+    Only if the game is still at the job's version with the seat to act; the move carries an `ai_fallback` event.
+    """
+    key_prefix, game_id, expected_version, seat = job.args
+    store = GameStore(connection, key_prefix)
+    try:
+        record = store.load(game_id)
+    except GameNotFound:
+        return
+    if record.version != expected_version or record.status != "active":
+        return
+    view = ai_seat_view(record, seat)
+    if not view["legal_actions"]:
+        return
+    reason = "timeout" if isinstance(exc, JobTimeoutException) else "error"
+    action, notes = fallback_move(view, record.seats[seat].level or "random", reason, exc)
+    if action is None:
+        return
+    try:
+        play(store, make_queue(store, job.origin), record, seat, action, notes)
+    except VersionConflict:
+        pass
 

@@ -53,7 +53,7 @@ class Budget:
     seconds: float
 
 
-BUDGETS: dict[str, Budget] = {"medium": Budget(iterations=120, seconds=0.25), "hard": Budget(1500, 1.2)}
+BUDGETS: dict[str, Budget] = {"medium": Budget(iterations=60, seconds=0.1), "hard": Budget(iterations=600, seconds=0.8)}
 """The default budget of each search level (docs/benchmarks.md measures them)."""
 
 _cap: Budget | None = None

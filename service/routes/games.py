@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import secrets
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint, abort
@@ -35,9 +37,10 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token, seat_for_token
-from service.turns import enqueue_ai_turns, pending_ai, play, record_change
+from service.turns import enqueue_ai_turns, pending_ai, play, record_change, revive_ai_turns
 from service.views import event_view, game_view, stored_event
 
+log = logging.getLogger(__name__)
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
 JOIN_ATTEMPTS = 8
@@ -52,6 +55,22 @@ IDEMPOTENCY_KEY = {
     "in": "header", "name": "Idempotency-Key", "required": False,
     "schema": {"type": "string", "example": "3f0c2b8e-move-12"},
     "description": "a key of your choice: repeating it with the same body returns the first response (kept 24 h)",
+}
+
+
+# OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
+VIEW_LINK = {"operationRef": "#/paths/~1v1~1games~1{game_id}/get", "parameters": {"game_id": "$response.body#/game_id"}}
+LINKS_OF_A_VIEW = {
+    "ViewGame": VIEW_LINK,
+    "Events": {
+        "operationRef": "#/paths/~1v1~1games~1{game_id}~1events/get",
+        "parameters": {"game_id": "$response.body#/game_id"},
+    },
+    "PlayFirstLegalAction": {
+        "operationRef": "#/paths/~1v1~1games~1{game_id}~1actions/post",
+        "parameters": {"game_id": "$response.body#/game_id"},
+        "requestBody": "$response.body#/legal_actions/0",
+    },
 }
 
 
@@ -90,7 +109,7 @@ def viewer_seat(record: GameRecord, required: bool) -> int | None:
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     """The API view of `record` for `seat`, with `pending_ai` read from the queue."""
-    return game_view(record, seat, pending_ai(services().queue, record))
+    return game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
 
 
 def new_token() -> tuple[str, str]:
@@ -109,6 +128,7 @@ class Games(MethodView):
     }})
     @blp.alt_response(404, schema="Error", description="unknown_game")
     @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck")
+    @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
         """Create a game.
 
@@ -204,6 +224,7 @@ class Seats(MethodView):
     @blp.response(201, SeatedViewSchema)
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
+    @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
         """Take an open human seat.
 
@@ -248,7 +269,7 @@ class GameResource(MethodView):
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.arguments(ViewHeadersSchema, location="headers", as_kwargs=True)  # documents If-None-Match
-    @blp.doc(security=[{}, {"bearer": []}])
+    @blp.doc(security=[{}, {"bearer": []}], responses={200: {"links": LINKS_OF_A_VIEW}})
     def get(self, query: dict[str, Any], game_id: str, **headers: str):  # type: ignore[no-untyped-def]
         """View a game: your seat's view with a token, the spectator view without.
 
@@ -257,6 +278,8 @@ class GameResource(MethodView):
         """
         store = services().store
         after = query.get("after_version")
+        # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
+        revive_ai_turns(store, services().queue, store.load(game_id), current_app.config["AI_JOB_STALE_SECONDS"])
         if after is not None and query["wait"] > 0:
             store.wait_for_version(game_id, after, min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
         record = store.load(game_id)
@@ -279,7 +302,9 @@ class Actions(MethodView):
     @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
     @blp.alt_response(412, schema="Error", description="precondition_failed")
     @blp.alt_response(422, schema="Error", description="invalid_request, illegal_action, idempotency_key_reused")
-    @blp.doc(security=[{"bearer": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+    @blp.doc(
+        security=[{"bearer": []}], parameters=[IF_MATCH, IDEMPOTENCY_KEY], responses={200: {"links": LINKS_OF_A_VIEW}}
+    )
     def post(self, game_id: str):  # type: ignore[no-untyped-def]
         """Play one action: one of your view's `legal_actions`, verbatim.
 
@@ -293,12 +318,39 @@ class Actions(MethodView):
         key = request.headers.get("Idempotency-Key")
         fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
         if key:
-            remembered = store.remembered_response(game_id, key)
+            # reserve the key before playing: a concurrent repeat sees the reservation, never plays a second time
+            remembered = store.reserve_response(game_id, key, fingerprint)
             if remembered is not None:
                 if remembered["request"] != fingerprint:
                     abort(422, message="this Idempotency-Key was used with another request",
                           error="idempotency_key_reused")
+                if remembered.get("body") is None:
+                    abort(409, message="a request with this Idempotency-Key is being applied: read the game again",
+                          error="version_conflict")
                 return remembered["body"], remembered["status"], {"ETag": f'"{remembered["body"]["version"]}"'}
+        try:
+            new_record = self.play(store, record, seat, body)
+        except BaseException:
+            if key:
+                store.release_response(game_id, key)  # rejected: nothing applied, the key may be used again
+            raise
+        try:
+            view = view_of(new_record, seat)
+        except redis.RedisError:  # the move is stored: answer it, without `pending_ai`
+            view = game_view(new_record, seat, [])
+        if key:
+            try:
+                store.remember_response(
+                    game_id, key, {"request": fingerprint, "status": 200, "body": view},
+                    current_app.config["IDEMPOTENCY_TTL_SECONDS"],
+                )
+            except redis.RedisError:
+                log.warning("game %s: the response to an Idempotency-Key was not kept", game_id, exc_info=True)
+        return view, 200, {"ETag": f'"{new_record.version}"'}
+
+    @staticmethod
+    def play(store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
+        """Check the request against the game (finished, action shape, resigned seat, If-Match), then play it."""
         if record.status == "finished":
             abort(409, message="the game is finished", error="game_finished")
         try:
@@ -311,14 +363,7 @@ class Actions(MethodView):
             abort(403, message="you resigned: the AI plays this seat now", error="not_your_turn")
         if request.if_match and not request.if_match.contains(str(record.version)):
             abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
-        new_record = play(store, services().queue, record, seat, action)
-        view = view_of(new_record, seat)
-        if key:
-            store.remember_response(
-                game_id, key, {"request": fingerprint, "status": 200, "body": view},
-                current_app.config["IDEMPOTENCY_TTL_SECONDS"],
-            )
-        return view, 200, {"ETag": f'"{new_record.version}"'}
+        return play(store, services().queue, record, seat, action)
 
 
 @blp.route("/<game_id>/events")

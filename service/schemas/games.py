@@ -2,20 +2,46 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.schemas.actions import any_action
 from service.store import STATUSES
 
-NAME = fields.String(validate=validate.Length(min=1, max=40), metadata={"example": "Ann"})
+NAME_MAX_LENGTH = 40
+
+
+def printable_name(value: str, **kwargs: object) -> None:
+    """A player's name: 1-40 characters, not only spaces, no control characters or unpaired surrogates.
+
+    Any other Unicode is kept as sent (emoji, any script, joiners). Raises `ValidationError` (422) otherwise.
+    """
+    if not value.strip():
+        raise ma.ValidationError("must not be blank")
+    for character in value:
+        category = unicodedata.category(character)
+        if category == "Cc":
+            raise ma.ValidationError(f"must not contain control characters (U+{ord(character):04X})")
+        if category == "Cs":
+            raise ma.ValidationError(f"must not contain unpaired surrogates (U+{ord(character):04X})")
+
+
+def name_field(**kwargs: object) -> fields.String:
+    """The `name` of a seat: any printable Unicode, 1-40 characters (`printable_name`)."""
+    return fields.String(
+        validate=[validate.Length(min=1, max=NAME_MAX_LENGTH), printable_name],
+        metadata={"example": "Ann", "description": "1-40 characters; no control characters"},
+        **kwargs,
+    )
 
 
 class SeatSpecSchema(ma.Schema):
     """One seat of a new game: a human (named when taken) or an AI of some level."""
 
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
-    name = fields.String(validate=validate.Length(min=1, max=40), metadata={"example": "Ann"})
+    name = name_field()
     level = fields.String(metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}"})
 
 
@@ -40,7 +66,7 @@ class CreateGameSchema(ma.Schema):
 class JoinSchema(ma.Schema):
     """Take an open human seat (the lowest open one unless `seat` is given)."""
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40), metadata={"example": "Bob"})
+    name = name_field(required=True)
     seat = fields.Integer(validate=validate.Range(min=0, max=7))
 
 

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.ai import LEVELS, SeatView, choose_action
+from engine.ai.search import BUDGETS
 from engine.cards import shuffled
 from engine.errors import IllegalAction
 from engine.games import GAMES
@@ -33,6 +34,9 @@ OPTIONAL_CHANCE = 0.1
 would withdraw nearly every call)."""
 
 seeds = st.integers(0, 2**32 - 1)
+SEARCH_LEVELS = set(BUDGETS)
+SEARCH_SAMPLE = 0.05
+"""How often a search level not seated in the game is asked too (it is always asked where it sits)."""
 
 
 def seat_counts(game: Game[Any, Any]) -> list[int]:
@@ -154,6 +158,8 @@ def test_ai_levels_choose_legal_actions(game_id: str, seats: int, seed: int) -> 
         view = seat_view(game_id, game, state, seat)
         chosen: dict[str, Action | None] = {}
         for level in levels:
+            if level in SEARCH_LEVELS and level != players[seat] and rng.random() > SEARCH_SAMPLE:
+                continue  # a search per move of a thousand-move game is slow; tests/engine/test_search.py has more
             chosen[level] = choose_action(view, level, random.Random(rng.random()))
             if chosen[level] is None:
                 assert optional_only(game, state, seat), f"{level} passed while it must act"

@@ -228,7 +228,7 @@ def test_all_ai_game_plays_itself(api):
 
 def test_rules_lists_only_existing_levels(api):
     rules = api.request("GET", "/v1/rules/durak").json
-    assert rules["ai_levels"] == ["random", "easy"]
+    assert rules["ai_levels"] == ["random", "easy", "medium", "hard"]
     assert rules["seats"] == {"min": 2, "max": 2} and rules["options"] == {}
     assert rules["action_types"] == ["attack", "defend", "take", "done", "resign"]
 

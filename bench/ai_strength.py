@@ -1,0 +1,174 @@
+"""AI strength and latency: whole games between AI levels, engine only (no HTTP, no Redis).
+
+Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state, seat, history)`, the seat's
+view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
+`service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
+medium-easy. Two-seat games swap seats every other game; Talmut seats the first level once at a table of 3 with
+two of the second (the issue's "hard vs two random"), rotating its seat, and counts a win when the first level
+has the best (lowest, ties shared) final total.
+
+A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
+and pairing, the first level's win rate with a 95% Wilson interval, and p50/p95 decision times per level.
+
+    python bench/ai_strength.py --games 40 --processes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections import defaultdict
+from typing import Any
+
+from engine.ai import choose_action, history_entry, seat_view
+from engine.cards import shuffled
+from engine.games import GAMES
+
+PAIRINGS = [("hard", "random"), ("hard", "easy"), ("hard", "medium"), ("medium", "easy")]
+MAX_ACTIONS = 20_000
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion `wins / n`.
+
+    >>> [round(x, 3) for x in wilson(38, 40)]
+    [0.835, 0.986]
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
+    """Play game number `index` of `game_id` between `strong` and `weak`; return the outcome and timings."""
+    game_id, strong, weak, index = task
+    game = GAMES[game_id]
+    options = game.parse_options({})
+    seats = game.SEATS.start
+    if seats == 2:
+        levels = [strong, weak] if index % 2 == 0 else [weak, strong]
+        strong_seat = index % 2
+    else:
+        strong_seat = index % seats
+        levels = [weak] * seats
+        levels[strong_seat] = strong
+    seed = 1_000_003 * index + 17
+    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    if hasattr(game, "with_ai_seats"):
+        state = game.with_ai_seats(state, range(seats))
+    histories: list[list[Any]] = [[] for _ in range(seats)]
+    version = 1
+    times: dict[str, list[float]] = defaultdict(list)
+    rng = random.Random(f"{game_id}:{strong}:{weak}:{index}")
+    for _ in range(MAX_ACTIONS):
+        if game.result(state) is not None:
+            break
+        to_act = sorted(game.to_act(state))
+        move = None
+        # seats with only optional actions first (they may pass), then the seat that must act
+        optional = getattr(game, "OPTIONAL_ACTIONS", frozenset())
+        must = [s for s in to_act if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
+        for seat in [s for s in to_act if s not in must] + must:
+            view = seat_view(game_id, state, seat, histories[seat])
+            started = time.perf_counter()
+            action = choose_action(view, levels[seat], random.Random(rng.random()))
+            times[levels[seat]].append(time.perf_counter() - started)
+            if action is not None:
+                move = (seat, action)
+                break
+        if move is None:
+            raise RuntimeError(f"nobody acted in {game_id} game {index}")
+        state, events = game.apply(state, *move)
+        version += 1
+        for seat in range(seats):
+            histories[seat].extend(history_entry(version, event, seat) for event in events)
+    result = game.result(state)
+    if result is None:
+        return {"game": game_id, "pairing": f"{strong}-{weak}", "win": 0.0, "draw": False, "unfinished": True,
+                "shared": False, "times": dict(times)}
+    win = strong_seat in result.winners
+    return {
+        "game": game_id,
+        "pairing": f"{strong}-{weak}",
+        "win": 1.0 if win else 0.0,
+        "draw": result.draw,
+        "shared": win and len(result.winners) > 1,
+        "unfinished": False,
+        "times": dict(times),
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The `q` quantile (0..1) of `values`, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))] if ordered else float("nan")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the pairings and print the tables (Markdown)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=40, help="games per pairing and game")
+    parser.add_argument("--game-counts", default="", help='per-game overrides, e.g. "talmut=20,durak=40"')
+    parser.add_argument("--only", default="", help="comma-separated game ids (default: all four)")
+    parser.add_argument("--pairings", default="", help='e.g. "hard-random,hard-medium" (default: all four)')
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--json", default="", help="also write the raw per-game results here")
+    args = parser.parse_args(argv)
+    counts = {k: int(v) for k, v in (item.split("=") for item in args.game_counts.split(",") if item)}
+    games = args.only.split(",") if args.only else sorted(GAMES)
+    pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else PAIRINGS
+    tasks = [
+        (game_id, strong, weak, index)
+        for game_id in games
+        for strong, weak in pairings
+        for index in range(counts.get(game_id, args.games))
+    ]
+    random.Random(0).shuffle(tasks)  # mix long and short games across the processes
+    started = time.perf_counter()
+    with multiprocessing.Pool(args.processes) as pool:
+        results = pool.map(play_one, tasks, chunksize=1)
+    elapsed = time.perf_counter() - started
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle)
+    print(f"{len(tasks)} games in {elapsed:.0f} s with {args.processes} processes\n")
+    print("| game | pairing | games | first level wins | win rate | 95% CI (Wilson) | draws | shared best |")
+    print("|---|---|---:|---:|---:|---|---:|---:|")
+    for game_id in games:
+        for strong, weak in pairings:
+            rows = [r for r in results if r["game"] == game_id and r["pairing"] == f"{strong}-{weak}"]
+            wins = sum(r["win"] for r in rows)
+            low, high = wilson(wins, len(rows))
+            label = f"{strong} vs 2 {weak}" if GAMES[game_id].SEATS.start > 2 else f"{strong} vs {weak}"
+            print(
+                f"| {game_id} | {label} | {len(rows)} | {wins:.0f} | {wins / max(1, len(rows)):.0%} | "
+                f"{low:.0%}–{high:.0%} | {sum(r['draw'] for r in rows)} | {sum(r['shared'] for r in rows)} |"
+            )
+    print("\n| game | level | decisions | p50 ms | p95 ms | max ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    for game_id in games:
+        by_level: dict[str, list[float]] = defaultdict(list)
+        for r in results:
+            if r["game"] == game_id:
+                for level, values in r["times"].items():
+                    by_level[level].extend(values)
+        for level in ("random", "easy", "medium", "hard"):
+            values = by_level.get(level, [])
+            if values:
+                print(
+                    f"| {game_id} | {level} | {len(values)} | {percentile(values, 0.5) * 1000:.1f} | "
+                    f"{percentile(values, 0.95) * 1000:.1f} | {max(values) * 1000:.1f} |"
+                )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""A worker killed with SIGKILL in the middle of an AI job: the move is still made, exactly once (issue 8).
+
+RQ alone would notice the abandoned job only after its timeout plus a minute and never run it again; Cardroom's
+sweep (worker/sweeper.py, `service.turns.revive_ai_turns`) sees that the job's heartbeat stopped and enqueues the
+turn again. Workers here run with a 1 s heartbeat, a 1 s sweep and a 3 s staleness threshold.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from rq.job import Job, JobStatus
+
+from service.app import create_app
+from service.turns import ai_job_id, pending_ai
+from tests.e2e.stack import REPO, delete_keys
+from tests.service.conftest import Api
+
+pytestmark = pytest.mark.e2e
+
+STALE_SECONDS = 3
+
+
+@pytest.fixture
+def setup(redis_connection) -> Iterator[tuple[Api, dict[str, str], list[subprocess.Popen[bytes]]]]:  # type: ignore[no-untyped-def]
+    prefix = f"test-crash-{uuid.uuid4().hex[:8]}"
+    app = create_app({
+        "REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": prefix, "RQ_QUEUE": prefix, "TESTING": True,
+        "AI_JOB_STALE_SECONDS": STALE_SECONDS,
+    })
+    environment = dict(
+        os.environ, KEY_PREFIX=prefix, RQ_QUEUE=prefix, AI_JOB_HEARTBEAT_SECONDS="1", AI_SWEEP_INTERVAL_SECONDS="1",
+        AI_JOB_STALE_SECONDS=str(STALE_SECONDS),
+    )
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        yield Api(app, redis_connection), environment, processes
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        delete_keys(redis_connection, prefix, prefix)
+        app.extensions["cardroom"].store.client.close()
+
+
+def start_worker(environment: dict[str, str], *module: str) -> subprocess.Popen[bytes]:
+    # its own process group: SIGKILL takes the worker, its work horse and its scheduler at once, like a lost pod
+    return subprocess.Popen([sys.executable, "-m", *module], cwd=REPO, env=environment, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_for(condition, seconds: float, what: str):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"no {what} within {seconds} s")
+
+
+@pytest.fixture(scope="session")
+def redis_connection():  # type: ignore[no-untyped-def]
+    from service.config import redis_client
+
+    return redis_client(os.environ["REDIS_URL"])
+
+
+def test_ai_move_survives_a_worker_killed_mid_job_exactly_once(setup) -> None:  # type: ignore[no-untyped-def]
+    api, environment, processes = setup
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = api.view(game_id, token).json
+    while 1 not in view["to_act"]:  # play until the AI seat is due (its job waits: no worker runs yet)
+        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
+        view = api.act(game_id, token, move).json
+    version = view["version"]
+    services = api.services
+    job_id = ai_job_id(game_id, version, 1)
+
+    processes.append(start_worker(environment, "tests.e2e.slow_worker", "60"))
+    wait_for(lambda: Job.fetch(job_id, services.queue.connection, services.queue.serializer).get_status()
+             == JobStatus.STARTED, 20, "started AI job")
+    os.killpg(processes[-1].pid, signal.SIGKILL)
+    processes[-1].wait()
+
+    record = services.store.load(game_id)
+    assert record.version == version, "the killed job moved"
+    time.sleep(STALE_SECONDS + 0.5)
+    assert pending_ai(services.queue, record, STALE_SECONDS) == [], "pending_ai names a job nobody works on"
+
+    processes.append(start_worker(environment, "worker"))  # a healthy worker: its sweep revives the turn
+    wait_for(lambda: services.store.version(game_id) > version, 30, "AI move after the crash")
+    job = Job.fetch(job_id, services.queue.connection, services.queue.serializer)
+    assert wait_for(lambda: job.get_status() == JobStatus.FINISHED, 10, "finished revived job")
+    assert job.return_value() == "played"
+    events = services.store.events(game_id)
+    moved = [event for event in events if event["version"] == version + 1]
+    assert moved and all(event["version"] == version + 1 for event in moved)
+    versions = sorted({event["version"] for event in events})
+    assert versions == list(range(1, versions[-1] + 1)), "every version written once, in order"
+    assert services.store.revive_key(game_id, version, 1)
+    assert int(api.connection.get(services.store.revive_key(game_id, version, 1))) == 1, "revived exactly once"

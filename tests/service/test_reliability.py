@@ -1,0 +1,388 @@
+"""Reliability and security properties of the service on the real Redis (issue 8).
+
+Idempotency keys, the human-vs-AI race, revived AI turns, limits (body size, rate limits, long-poll cap,
+paging, names), game lifetimes, tokens and request ids. Each test fails when its property breaks.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rq.job import Job
+
+from engine import GAMES
+from service.app import create_app
+from service.turns import ai_job_id, play
+from tests.service.conftest import Api, delete_test_keys
+
+
+@pytest.fixture
+def make_api(redis_connection: redis.Redis) -> Iterator[Any]:
+    """Apps with test settings (e.g. a low rate limit), each on its own key prefix, cleaned up afterwards."""
+    prefixes: list[str] = []
+
+    def make(**config: Any) -> Api:
+        prefix = config.pop("KEY_PREFIX", None) or f"test-{uuid.uuid4().hex[:12]}"
+        prefixes.append(prefix)
+        app = create_app({"REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": prefix, "RQ_QUEUE": prefix,
+                          "TESTING": True, **config})
+        return Api(app, redis_connection)
+
+    yield make
+    for prefix in set(prefixes):
+        delete_test_keys(redis_connection, prefix)
+
+
+def ai_game(api: Api) -> tuple[str, str, dict[str, Any]]:
+    """A Durak game of a human (seat 0) and an `easy` AI, played until the AI is due; its job waits in the queue."""
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = api.view(game_id, token).json
+    while 1 not in view["to_act"]:
+        view = api.act(game_id, token, next(a for a in view["legal_actions"] if a["type"] != "resign")).json
+    return game_id, token, view
+
+
+# --- idempotency -------------------------------------------------------------------------------------------------
+
+def test_a_repeated_idempotency_key_returns_the_first_response_and_applies_nothing(api: Api) -> None:
+    game_id, tokens = api.create_humans()
+    view = api.view(game_id, tokens[0]).json
+    seat = view["to_act"][0]
+    action = next(a for a in api.legal(game_id, tokens[seat]) if a["type"] != "resign")
+    first = api.act(game_id, tokens[seat], action, **{"Idempotency-Key": "move-1"})
+    assert first.status_code == 200
+    again = api.act(game_id, tokens[seat], action, **{"Idempotency-Key": "move-1"})
+    assert (again.status_code, again.json) == (200, first.json)
+    assert api.view(game_id).json["version"] == view["version"] + 1
+    other = api.act(game_id, tokens[seat], {"type": "resign"}, **{"Idempotency-Key": "move-1"})
+    assert (other.status_code, other.json["error"]) == (422, "idempotency_key_reused")
+    assert api.view(game_id).json["version"] == view["version"] + 1
+
+
+def test_idempotency_keys_expire_after_the_configured_time(make_api: Any) -> None:
+    api = make_api(IDEMPOTENCY_TTL_SECONDS=1)
+    game_id, tokens = api.create_humans()
+    seat = api.view(game_id).json["to_act"][0]
+    action = next(a for a in api.legal(game_id, tokens[seat]) if a["type"] != "resign")
+    assert api.act(game_id, tokens[seat], action, **{"Idempotency-Key": "k"}).status_code == 200
+    keys = list(api.connection.scan_iter(match=f"{api.services.store.prefix}:*idem:*"))
+    assert len(keys) == 1 and 0 < api.connection.ttl(keys[0]) <= 1
+    time.sleep(1.2)
+    # the key is forgotten: the same key with another body is a new request, not idempotency_key_reused
+    other = api.act(game_id, tokens[0], {"type": "resign"}, **{"Idempotency-Key": "k"})
+    assert other.status_code == 200, other.json
+
+
+def test_concurrent_repeats_of_an_idempotency_key_apply_once(api: Api) -> None:
+    """A repeat that arrives while the first is being applied must not apply it again (the key is claimed first)."""
+    game_id, tokens = api.create_humans()
+    seat = api.view(game_id).json["to_act"][0]
+    version = api.view(game_id).json["version"]
+    barrier = threading.Barrier(8)
+    results: list[int] = []
+
+    def post() -> None:
+        client = api.app.test_client()
+        barrier.wait()
+        response = client.post(f"/v1/games/{game_id}/actions", json={"type": "resign"},
+                               headers={"Authorization": f"Bearer {tokens[seat]}", "Idempotency-Key": "same"})
+        results.append(response.status_code)
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results.count(200) >= 1 and set(results) <= {200, 409}, results
+    assert api.view(game_id).json["version"] == version + 1
+
+
+# --- races and AI turns ------------------------------------------------------------------------------------------
+
+def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
+    """The AI's move (worker path, `turns.play`) and the human's resign, both at version v: exactly one applies."""
+    for _ in range(6):
+        game_id, token, view = ai_game(api)
+        store, queue = api.services.store, api.services.queue
+        record = store.load(game_id)
+        game = GAMES["durak"]
+        ai_move = next(a for a in game.legal_actions(game.load_state(record.state), 1) if a["type"] != "resign")
+        barrier = threading.Barrier(2)
+        outcome: dict[str, Any] = {}
+
+        def ai() -> None:
+            barrier.wait()
+            try:
+                play(store, queue, record, 1, ai_move)
+                outcome["ai"] = "won"
+            except Exception as error:  # noqa: BLE001 - the loser's error is the point
+                outcome["ai"] = type(error).__name__
+
+        def human() -> None:
+            client = api.app.test_client()
+            barrier.wait()
+            outcome["human"] = client.post(
+                f"/v1/games/{game_id}/actions", json={"type": "resign"},
+                headers={"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"'},
+            ).status_code
+
+        threads = [threading.Thread(target=ai), threading.Thread(target=human)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        winners = [outcome["ai"] == "won", outcome["human"] == 200]
+        assert winners.count(True) == 1, outcome
+        assert outcome["ai"] in ("won", "VersionConflict") and outcome["human"] in (200, 409, 412), outcome
+        assert store.version(game_id) == view["version"] + 1
+        written = [event["type"] for event in store.events(game_id) if event["version"] == view["version"] + 1]
+        assert ("resigned" in written) == (outcome["human"] == 200), written  # the winner's events only
+
+
+def test_a_lost_ai_job_is_enqueued_again_when_the_game_is_viewed(api: Api) -> None:
+    """An AI turn whose job vanished (never enqueued, or deleted) is revived by the next view, then played once."""
+    game_id, token, view = ai_game(api)
+    queue = api.services.queue
+    job_id = ai_job_id(game_id, view["version"], 1)
+    Job.fetch(job_id, queue.connection, queue.serializer).delete()
+    assert api.view(game_id, token).json["pending_ai"] == [1]  # the view enqueued it again
+    Job.fetch(job_id, queue.connection, queue.serializer)
+    api.run_ai()
+    assert api.services.store.version(game_id) > view["version"]
+
+
+def test_a_redis_failure_after_the_write_still_answers_the_stored_move(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The move is stored, then enqueueing the AI fails: 200 with the new version (not a 503 "nothing was
+    changed"), and the AI turn is revived later."""
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = api.view(game_id, token).json
+    if 1 in view["to_act"]:
+        api.run_ai()
+        view = api.view(game_id, token).json
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise redis.ConnectionError("Redis went away")
+
+    monkeypatch.setattr(api.services.queue, "enqueue", broken)
+    while True:
+        move = next(a for a in view["legal_actions"] if a["type"] != "resign")
+        played = api.act(game_id, token, move)
+        assert played.status_code == 200, played.json
+        assert played.json["version"] == view["version"] + 1
+        view = played.json
+        if 1 in view["to_act"]:
+            break
+    monkeypatch.undo()
+    assert api.view(game_id, token).json["pending_ai"] == [1]
+    api.run_ai()
+    assert api.services.store.version(game_id) > view["version"]
+
+
+# --- limits ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/v1/games", "/v1/games/{game_id}/seats", "/v1/games/{game_id}/actions"])
+def test_a_body_over_the_size_limit_is_413(api: Api, path: str) -> None:
+    created = api.create([{"kind": "human"}, {"kind": "human"}]).json
+    body = {"type": "attack", "name": "x" * (api.app.config["MAX_CONTENT_LENGTH"] + 1)}
+    response = api.request("POST", path.format(game_id=created["game_id"]), created["player_token"], json=body)
+    assert (response.status_code, response.json["error"]) == (413, "payload_too_large")
+
+
+def test_rate_limit_per_address_is_429_with_retry_after_and_counted_in_redis(make_api: Any) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    first, second = (make_api(KEY_PREFIX=prefix, RATE_LIMIT_PER_ADDRESS="5/minute") for _ in range(2))
+    statuses = [api.client.get("/v1/games").status_code for api in (first, second, first, second, first)]
+    assert statuses == [200] * 5  # two apps (two processes) share one count in Redis...
+    limited = second.client.get("/v1/rules")
+    assert (limited.status_code, limited.json["error"]) == (429, "rate_limited")  # ...so the sixth is over
+    assert 1 <= int(limited.headers["Retry-After"]) <= 61
+    assert first.client.get("/healthz").status_code == 200  # probes are never limited
+    assert list(first.connection.scan_iter(match=f"{prefix}:ratelimit:*"))
+
+
+def test_rate_limit_per_token_counts_each_token_apart(make_api: Any) -> None:
+    api = make_api(RATE_LIMIT_PER_TOKEN="3/minute")
+    game_id, tokens = api.create_humans()
+    assert [api.view(game_id, tokens[0]).status_code for _ in range(3)] == [200] * 3
+    limited = api.view(game_id, tokens[0])
+    assert (limited.status_code, limited.json["error"]) == (429, "rate_limited") and limited.headers["Retry-After"]
+    assert api.view(game_id, tokens[1]).status_code == 200  # another token has its own count
+    assert api.view(game_id).status_code == 200  # and a spectator is limited by address only
+    assert not any(tokens[0].encode() in key for key in api.connection.scan_iter(match="*ratelimit*"))
+
+
+def test_long_poll_wait_is_capped(make_api: Any) -> None:
+    api = make_api(LONG_POLL_MAX_SECONDS=0.3)
+    game_id, tokens = api.create_humans()
+    version = api.view(game_id).json["version"]
+    started = time.monotonic()
+    response = api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=30")
+    assert response.status_code == 304 and time.monotonic() - started < 2
+    over = api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=31")
+    assert (over.status_code, over.json["error"]) == (422, "invalid_request")
+
+
+def test_the_lobby_pages_with_a_maximum_page_size(api: Api) -> None:
+    ids = {api.create([{"kind": "human"}, {"kind": "human"}]).json["game_id"] for _ in range(5)}
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = api.request("GET", f"/v1/games?limit=2&offset={offset}").json
+        assert len(page["games"]) <= 2
+        seen += [game["game_id"] for game in page["games"]]
+        offset = page["next_offset"]
+    assert sorted(seen) == sorted(ids)
+    assert api.request("GET", "/v1/games?limit=100").status_code == 200
+    too_many = api.request("GET", "/v1/games?limit=101")
+    assert (too_many.status_code, too_many.json["error"]) == (422, "invalid_request")
+
+
+NAME_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@NAME_SETTINGS
+@given(name=st.one_of(
+    st.text(max_size=45),
+    st.text(alphabet=st.characters(codec=None, categories=["Cs", "Cc", "Cf", "So", "Zs"]), min_size=1, max_size=5),
+    st.sampled_from(["\ud800", "a\x00b", " ", "\u202e", "👩‍👩‍👧 Zoë", "x" * 41, "x" * 40, "\U0010ffff"]),
+))
+def test_any_name_is_accepted_as_sent_or_rejected_with_422(api: Api, name: str) -> None:
+    created = api.create([{"kind": "human", "name": name}, {"kind": "human"}])
+    assert created.status_code in (201, 422), created.get_data(as_text=True)
+    joined = api.request("POST", "/v1/games", json={"game": "durak", "seats": [{"kind": "human"}, {"kind": "human"}]})
+    game_id = joined.json["game_id"]
+    seat = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": name})
+    assert seat.status_code == created.status_code, (created.json, seat.json)
+    if seat.status_code == 201:
+        assert 1 <= len(name) <= 40 and name.strip()
+        assert seat.json["seats"][1]["name"] == name == api.view(game_id).json["seats"][1]["name"]
+        assert created.json["seats"][0]["name"] == name
+    else:
+        assert seat.json["error"] == "invalid_request"
+        assert len(name) > 40 or not name.strip() or any(
+            0xD800 <= ord(c) <= 0xDFFF or ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in name
+        ), name
+
+
+# --- lifetime ----------------------------------------------------------------------------------------------------
+
+def test_every_game_key_has_a_lifetime_renewed_by_writes(make_api: Any) -> None:
+    api = make_api(GAME_IDLE_TTL_SECONDS=1000, GAME_RETENTION_SECONDS=100)
+    game_id, tokens = api.create_humans()
+    prefix = api.services.store.prefix
+
+    def ttls() -> dict[bytes, int]:
+        return {key: api.connection.ttl(key) for key in api.connection.scan_iter(match=f"{prefix}:{{{game_id}}}:*")}
+
+    assert ttls() and all(900 < ttl <= 1000 for ttl in ttls().values()), ttls()
+    api.act(game_id, tokens[0], {"type": "resign"})
+    assert ttls() and all(0 < ttl <= 100 for key, ttl in ttls().items() if b":idem:" not in key), ttls()
+
+
+def test_an_expired_game_is_404_and_leaves_the_lobby(make_api: Any) -> None:
+    api = make_api(GAME_IDLE_TTL_SECONDS=1)
+    old = api.create([{"kind": "human"}, {"kind": "human"}]).json["game_id"]
+    time.sleep(1.3)
+    live = {api.create([{"kind": "human"}, {"kind": "human"}]).json["game_id"] for _ in range(3)}
+    gone = api.view(old)
+    assert (gone.status_code, gone.json["error"]) == (404, "game_not_found")
+    listed = [game["game_id"] for game in api.request("GET", "/v1/games?limit=3").json["games"]]
+    assert sorted(listed) == sorted(live)
+    assert api.connection.zscore(f"{api.services.store.prefix}:index:waiting", old) is None  # the index healed
+
+
+def test_the_lobby_lists_every_live_game_after_expired_ones(make_api: Any) -> None:
+    """The index healing must not skip live games on the page (it shifted positions once)."""
+    api = make_api(GAME_IDLE_TTL_SECONDS=1)
+    live = [api.create([{"kind": "human"}, {"kind": "human"}]).json["game_id"] for _ in range(2)]
+    for game_id in live:  # keep these alive with a write each
+        api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
+    api.services.store.idle_ttl_seconds = 60
+    for game_id in live:
+        api.connection.expire(f"{api.services.store.prefix}:{{{game_id}}}:game", 60)
+    doomed = [api.create([{"kind": "human"}, {"kind": "human"}]).json["game_id"] for _ in range(3)]
+    time.sleep(1.3)
+    listed = [game["game_id"] for game in api.request("GET", "/v1/games?status=active&limit=1").json["games"]]
+    assert len(listed) == 1
+    pages = []
+    offset: int | None = 0
+    while offset is not None:
+        page = api.request("GET", f"/v1/games?status=active&limit=1&offset={offset}").json
+        pages += [game["game_id"] for game in page["games"]]
+        offset = page["next_offset"]
+    assert sorted(pages) == sorted(live) and not set(doomed) & set(pages)
+
+
+# --- tokens and request ids --------------------------------------------------------------------------------------
+
+def test_tokens_are_random_128_bit_or_more_and_stored_only_as_a_hash(api: Api) -> None:
+    game_id, tokens = api.create_humans()
+    more = [api.create([{"kind": "human"}, {"kind": "human"}]).json["player_token"] for _ in range(20)]
+    for token in tokens + more:
+        assert len(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))) >= 16
+    assert len(set(tokens + more)) == len(tokens + more)
+    stored = b"".join(api.connection.dump(key) or b"" for key in api.connection.scan_iter(
+        match=f"{api.services.store.prefix}:*"))
+    assert all(token.encode() not in stored for token in tokens)
+    import hashlib
+
+    assert hashlib.sha256(tokens[0].encode()).hexdigest().encode() in api.connection.hget(
+        f"{api.services.store.prefix}:{{{game_id}}}:game", "record")
+
+
+def test_tokens_are_compared_in_constant_time(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    calls: list[tuple[str, str]] = []
+    real = hmac.compare_digest
+
+    def spy(a: str, b: str) -> bool:
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(hmac, "compare_digest", spy)
+    game_id, tokens = api.create_humans()
+    calls.clear()
+    assert api.view(game_id, tokens[1]).json["you"] == 1
+    assert len(calls) == 2, "every seat's hash compared with compare_digest, whatever matched"
+    assert api.view(game_id, "x" * 43).status_code == 401
+
+
+def test_tokens_never_appear_in_views_events_lobby_or_headers(api: Api) -> None:
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
+    tokens = [token, joined.json["player_token"]]
+    api.act(game_id, tokens[0], {"type": "resign"}, **{"Idempotency-Key": "r"})
+    responses = [
+        api.view(game_id, tokens[0]), api.view(game_id, tokens[1]), api.view(game_id),
+        api.request("GET", f"/v1/games/{game_id}/events", tokens[0]), api.request("GET", "/v1/games?status=finished"),
+        api.act(game_id, tokens[1], {"type": "resign"}),
+    ]
+    for response in [created, joined, *responses]:
+        text = response.get_data(as_text=True)
+        headers = str(list(response.headers.items()))
+        body_tokens = {response.json.get("player_token")} if response.status_code == 201 else set()
+        for secret in set(tokens) - body_tokens:
+            assert secret not in text and secret not in headers, response.request.path
+    assert created.headers["Location"] == f"/v1/games/{game_id}"
+
+
+def test_request_ids_are_returned_and_a_well_formed_client_id_is_kept(api: Api) -> None:
+    fresh = api.client.get("/v1/rules")
+    assert len(fresh.headers["X-Request-ID"]) == 32
+    assert api.client.get("/v1/rules", headers={"X-Request-ID": "abc-123.x:y"}).headers["X-Request-ID"] == "abc-123.x:y"
+    for bad in ("has space", "x" * 129, "quote\"", "tab\there"):
+        replaced = api.client.get("/v1/games/nope", headers={"X-Request-ID": bad}).headers["X-Request-ID"]
+        assert replaced != bad and len(replaced) == 32
