@@ -10,7 +10,7 @@ has the best (lowest, ties shared) final total.
 A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
 and pairing, the first level's win rate with a 95% Wilson interval, and p50/p95 decision times per level.
 
-    python bench/ai_strength.py --games 40 --processes 2
+    python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         to_act = sorted(game.to_act(state))
         move = None
         # seats with only optional actions first (they may pass), then the seat that must act
-        optional = getattr(game, "OPTIONAL_ACTIONS", frozenset())
+        optional: frozenset[str] = getattr(game, "OPTIONAL_ACTIONS", frozenset())
         must = [s for s in to_act if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
         for seat in [s for s in to_act if s not in must] + must:
             view = seat_view(game_id, state, seat, histories[seat])
@@ -116,20 +116,31 @@ def main(argv: list[str] | None = None) -> None:
     """Run the pairings and print the tables (Markdown)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=40, help="games per pairing and game")
-    parser.add_argument("--game-counts", default="", help='per-game overrides, e.g. "talmut=20,durak=40"')
+    parser.add_argument(
+        "--counts", default="",
+        help='overrides of --games by game, pairing or game:pairing (most specific wins), e.g. '
+        '"talmut=20,hard-easy=10,talmut:hard-medium=5"',
+    )
     parser.add_argument("--only", default="", help="comma-separated game ids (default: all four)")
     parser.add_argument("--pairings", default="", help='e.g. "hard-random,hard-medium" (default: all four)')
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default="", help="also write the raw per-game results here")
     args = parser.parse_args(argv)
-    counts = {k: int(v) for k, v in (item.split("=") for item in args.game_counts.split(",") if item)}
+    counts = {k: int(v) for k, v in (item.split("=") for item in args.counts.split(",") if item)}
+
+    def count(game_id: str, pairing: str) -> int:
+        for key in (f"{game_id}:{pairing}", pairing, game_id):
+            if key in counts:
+                return counts[key]
+        return int(args.games)
+
     games = args.only.split(",") if args.only else sorted(GAMES)
     pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else PAIRINGS
     tasks = [
         (game_id, strong, weak, index)
         for game_id in games
         for strong, weak in pairings
-        for index in range(counts.get(game_id, args.games))
+        for index in range(count(game_id, f"{strong}-{weak}"))
     ]
     random.Random(0).shuffle(tasks)  # mix long and short games across the processes
     started = time.perf_counter()

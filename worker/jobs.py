@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import time
-
-import logging
 from typing import Any
 
 from rq import get_current_job
@@ -73,7 +72,9 @@ FALLBACK_LEVELS = ("easy", "random")
 """The levels tried, in order, when a seat's own level fails: quick rule bots that need no search."""
 
 
-def fallback_move(view: SeatView, level: str, reason: str, exc: BaseException | None) -> tuple[Action | None, list[Event]]:
+def fallback_move(
+    view: SeatView, level: str, reason: str, exc: BaseException | None
+) -> tuple[Action | None, list[Event]]:
     """A move for `view`'s seat from the first fallback level that gives a legal one, and the `ai_fallback` note.
 
     The note, stored with the move, says which seat fell back, from which level to which, and why (`timeout`:

@@ -52,7 +52,6 @@ def history_entry(version: int, event: Event, seat: Seat) -> dict[str, JSON]:
 
 from engine.ai import durak, search, svoi_koziri, tadmur, talmut  # noqa: E402 - they import SeatView from here
 
-
 Chooser = Callable[[SeatView, random.Random], Action | None]
 
 
@@ -68,7 +67,9 @@ def random_action(view: SeatView, rng: random.Random) -> Action:
     return rng.choice(playable)
 
 
-SEARCH_HOOKS: Mapping[str, ModuleType] = {"durak": durak, "svoi_koziri": svoi_koziri, "tadmur": tadmur, "talmut": talmut}
+SEARCH_HOOKS: Mapping[str, ModuleType] = {
+    "durak": durak, "svoi_koziri": svoi_koziri, "tadmur": tadmur, "talmut": talmut
+}
 """Per game, the module holding its determinizer `sample_state` and playout hooks (engine.ai.search)."""
 DETERMINIZERS: Mapping[str, Callable[[SeatView, Sequence[JSON], random.Random], Any]] = {
     game_id: module.sample_state for game_id, module in SEARCH_HOOKS.items()

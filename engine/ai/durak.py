@@ -189,7 +189,8 @@ def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action]
     if not cards:
         return seat, actions[0]
     best = min(cards, key=lambda action: card_cost(action["card"], trump))
-    if actions[-1]["type"] in ("done", "take") and card_cost(best["card"], trump) >= 100 + _HIGH and len(state.stock) > _EARLY:
+    expensive = card_cost(best["card"], trump) >= 100 + _HIGH
+    if actions[-1]["type"] in ("done", "take") and expensive and len(state.stock) > _EARLY:
         return seat, actions[-1]
     if actions[-1]["type"] == "done" and len(cards) == len(actions) - 1 and card_cost(best["card"], trump) > 100:
         return seat, actions[-1]

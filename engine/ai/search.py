@@ -253,7 +253,7 @@ def _stop(game: Any, state: Any, start: Any, seats: int, evaluate: Any) -> list[
     return _result_rewards(game, state, seats)
 
 
-def level(name: str, before: Callable[[SeatView, random.Random], Action | None] | None = None) -> Any:
+def level(name: str, before: Callable[[SeatView, random.Random], Action | str | None] | None = None) -> Any:
     """The chooser of search level `name` (`medium`, `hard`), with its budget from `budget_for(name)`.
 
     `before(view, rng)`, if given, may answer first (e.g. Talmut's optional-only turns go to `easy`); its
@@ -263,7 +263,7 @@ def level(name: str, before: Callable[[SeatView, random.Random], Action | None] 
     def choose(view: SeatView, rng: random.Random) -> Action | None:
         if before is not None:
             early = before(view, rng)
-            if early != "search":
+            if not isinstance(early, str):
                 return early
         action = ismcts(view, rng, budget_for(name))
         if action is None:

@@ -298,8 +298,11 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
 
 
 def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> list[float] | None:
-    """Stop a playout when the round (or the game) ends; each seat's reward is the share of other seats whose
-    total is higher than its own (lower is better in Talmut, talmut.md §5.5), a tie counting half."""
+    """Stop a playout when the round (or the game) ends; else None.
+
+    Each seat's reward is the share of other seats whose total is higher than its own (lower is better in Talmut,
+    talmut.md §5.5), a tie counting half.
+    """
     if state.reason is None and state.round == start.round:
         return None
     totals = state.totals
@@ -324,15 +327,15 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
     """
     window = state.window
     if window is not None:
-        for seat in range(state.seats):
-            if seat == window.last_thrower or seat == state.turn:
+        for matcher in range(state.seats):
+            if matcher == window.last_thrower or matcher == state.turn:
                 continue
-            for position, slot in enumerate(state.layouts[seat]):
-                if slot.card is not None and slot.card.rank == window.rank and seat in slot.seen_by:
-                    return seat, {"type": "match", "position": position}
-    seat = state.turn
-    if seat is None:
+            for position, slot in enumerate(state.layouts[matcher]):
+                if slot.card is not None and slot.card.rank == window.rank and matcher in slot.seen_by:
+                    return matcher, {"type": "match", "position": position}
+    if state.turn is None:
         return None
+    seat: int = state.turn
     legal = talmut_game.legal_actions(state, seat)
     layout = state.layouts[seat]
 

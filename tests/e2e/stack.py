@@ -102,8 +102,8 @@ def _wait_ready(stack: Stack, path: str, timeout: float = 30) -> None:
         try:
             if requests.get(stack.base_url + path, timeout=1).status_code == 200:
                 return
-        except requests.ConnectionError:
-            pass  # gunicorn is not listening yet
+        except (requests.ConnectionError, requests.Timeout):
+            pass  # gunicorn is not listening yet, or its workers are still importing the app (a loaded machine)
         time.sleep(0.1)
     raise RuntimeError(f"{stack.base_url}{path} not ready within {timeout} s\n{stack.log_text()}")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import zlib
 from pathlib import Path
 
 import schemathesis
@@ -22,15 +23,19 @@ from service.config import redis_client
 from tests.service.conftest import delete_test_keys
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
-schema = schemathesis.openapi.from_path(SPEC)
 PREFIX = f"test-fuzz-{uuid.uuid4().hex[:8]}"
 # long-polls held 0.2 s at most (the cap, LONG_POLL_MAX_SECONDS), so generated `wait`s keep the run short
 APP = create_app({
     "REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": PREFIX, "RQ_QUEUE": PREFIX, "TESTING": True,
     "LONG_POLL_MAX_SECONDS": 0.2,
 })
+schema = schemathesis.openapi.from_path(SPEC)
+schema.app = APP  # every request, the checks' own extra ones too, goes to the app through WSGI
 EXCLUDED = [positive_data_acceptance]
-FUZZ_SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+# derandomize: the same examples on every run (deterministic CI); raise max_examples locally to search wider
+FUZZ_SETTINGS = settings(
+    max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True
+)
 TOKENS: dict[str, str] = {}
 """game_id -> a player token of it, learnt from 201 responses, so generated requests also reach seated views."""
 
@@ -53,7 +58,7 @@ GAME_ID, TOKEN = _a_game()
 @FUZZ_SETTINGS
 def test_no_operation_fails_or_breaks_the_spec(case) -> None:  # type: ignore[no-untyped-def]
     """Generated requests, half of those naming a game aimed at a real one with its token: no 5xx, all as specified."""
-    if "game_id" in (case.path_parameters or {}) and hash(str(case.body)) % 2 == 0:
+    if "game_id" in (case.path_parameters or {}) and zlib.crc32(repr(case.body).encode()) % 2 == 0:
         case.path_parameters["game_id"] = GAME_ID
         if "Authorization" in (case.headers or {}):  # a generated token becomes a real one (never adds one)
             case.headers["Authorization"] = f"Bearer {TOKEN}"
@@ -84,4 +89,5 @@ class Client(schema.as_state_machine()):  # type: ignore[misc]
 def test_stateful_sequences_keep_to_the_spec() -> None:
     Client.run(settings=settings(
         max_examples=25, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+        derandomize=True,
     ))

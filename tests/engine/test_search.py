@@ -1,0 +1,202 @@
+"""The information-set search (engine/ai/search.py) and the per-game determinizers (`sample_state`).
+
+Issue 7: the search sees only the seat's view and its redacted history, so games that differ only in cards the
+seat cannot see get the same decision for the same seed; every sampled state shows the seat exactly its view.
+Budgets here are tiny: strength is measured by bench/ai_strength.py, not by tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.ai import DETERMINIZERS, LEVELS, SeatView, history_entry, search, seat_view
+from engine.ai.search import Budget, SearchStats, ismcts
+from engine.cards import shuffled
+from engine.games import GAMES, durak, svoi_koziri, tadmur, talmut
+from tests.decks import cards
+
+TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 5)]
+SMALL = Budget(iterations=12, seconds=60)
+
+
+def playout(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, list[list[Any]]]:
+    """A game after up to `steps` uniform legal moves (no resign), with each seat's redacted history."""
+    game = GAMES[game_id]
+    options = game.parse_options({})
+    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    rng = random.Random(seed)
+    histories: list[list[Any]] = [[] for _ in range(seats)]
+    version = 1
+    for _ in range(steps):
+        if game.result(state) is not None:
+            break
+        seat = acting_seat(game, state, rng)
+        action = rng.choice([a for a in game.legal_actions(state, seat) if a["type"] != "resign"])
+        state, events = game.apply(state, seat, action)
+        version += 1
+        for viewer in range(seats):
+            histories[viewer].extend(history_entry(version, event, viewer) for event in events)
+    return state, histories
+
+
+def acting_seat(game: Any, state: Any, rng: random.Random) -> int:
+    """The seat that must act (Talmut's turn seat), sometimes a seat listed only to match."""
+    optional = getattr(game, "OPTIONAL_ACTIONS", frozenset())
+    seats = sorted(game.to_act(state))
+    must = [s for s in seats if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
+    return rng.choice(seats) if rng.random() < 0.2 else must[0]
+
+
+def views_for(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, SeatView]:
+    game = GAMES[game_id]
+    state, histories = playout(game_id, seats, seed, steps)
+    if game.result(state) is not None:
+        state, histories = playout(game_id, seats, seed, 0)
+    seat = acting_seat(game, state, random.Random(seed))
+    return state, seat_view(game_id, state, seat, histories[seat])
+
+
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
+@pytest.mark.parametrize("seed", range(4))
+def test_search_returns_a_legal_action_from_random_positions(game_id: str, seats: int, seed: int) -> None:
+    _, view = views_for(game_id, seats, seed, steps=random.Random(seed).randrange(60))
+    action = ismcts(view, random.Random(seed), SMALL)
+    playable = [a for a in view["legal_actions"] if a["type"] != "resign"]
+    assert action in playable
+
+
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
+def test_search_respects_its_iteration_budget_and_is_deterministic_for_a_seed(game_id: str, seats: int) -> None:
+    for seed in range(20):  # a position with a real choice
+        _, view = views_for(game_id, seats, seed, steps=10)
+        if len([a for a in view["legal_actions"] if a["type"] != "resign"]) > 1:
+            break
+    first, second = SearchStats(), SearchStats()
+    chosen = ismcts(view, random.Random(7), Budget(15, 60), first)
+    again = ismcts(view, random.Random(7), Budget(15, 60), second)
+    assert first.iterations == second.iterations == 15
+    assert chosen == again and first.visits == second.visits
+    assert sum(first.visits.values()) >= 15 - 1  # every iteration but a terminal root expansion visits a root edge
+
+
+def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
+    _, view = views_for("durak", 2, 3, steps=5)
+    stats = SearchStats()
+    started = time.perf_counter()
+    action = ismcts(view, random.Random(0), Budget(iterations=10**9, seconds=0.05), stats)
+    assert time.perf_counter() - started < 1.0
+    assert 1 <= stats.iterations < 10**9
+    assert action in view["legal_actions"]
+
+
+def test_budgets_are_per_level_and_capped_in_tests() -> None:
+    assert set(search.BUDGETS) == {"medium", "hard"}
+    assert search.BUDGETS["medium"].iterations < search.BUDGETS["hard"].iterations
+    assert search.budget_for("hard").iterations <= search.BUDGETS["hard"].iterations
+    for game_id in GAMES:
+        assert list(LEVELS[game_id]) == ["random", "easy", "medium", "hard"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Same view, different hidden cards: the same decision
+
+
+def decide_in_both(game_id: str, first: Any, second: Any, seat: int, level_budget: Budget = SMALL) -> None:
+    game = GAMES[game_id]
+    assert game.hidden_from(first, seat) != set() and first != second
+    one, two = seat_view(game_id, first, seat), seat_view(game_id, second, seat)
+    assert one == two, "the two games must look the same to the seat"
+    for seed in range(3):
+        assert ismcts(one, random.Random(seed), level_budget) == ismcts(two, random.Random(seed), level_budget)
+
+
+def test_durak_same_view_different_hidden_cards() -> None:
+    trump = cards("6H")[0].suit
+    mine = cards("6S 7S 8D 9C 10C JD")
+    first = durak.position(trump, [*cards("KS AS QD"), *cards("7H")], [mine, cards("8S 9S 10S JS QS KD")], 0)
+    second = durak.position(trump, [*cards("8S 9S JS"), *cards("7H")], [mine, cards("KS AS 10S QD QS KD")], 0)
+    decide_in_both("durak", first, second, 0)
+
+
+def test_svoi_koziri_same_view_different_hidden_cards() -> None:
+    """Before the deal the whole deck is hidden (svoi_koziri.md §6.1); after it nothing is."""
+    options = svoi_koziri.parse_options({})
+    deck = svoi_koziri.full_deck(options)
+    first = svoi_koziri.new_game(2, options, shuffled(deck, 1), 1)
+    second = svoi_koziri.new_game(2, options, shuffled(deck, 2), 1)
+    decide_in_both("svoi_koziri", first, second, 0)
+
+
+def test_tadmur_same_view_different_hidden_cards() -> None:
+    """The opponent's target swapped with a card of its hand (tadmur.md §6.2: both hidden from seat 0)."""
+    options = tadmur.parse_options({})
+    first = tadmur.new_game(2, options, shuffled(tadmur.full_deck(options), 5), 5)
+    row = first.rows[1]
+    other = next(card for card in first.hands[1] if card.rank != row.target.rank)
+    hand = tadmur.hand_order([row.target, *(card for card in first.hands[1] if card != other)])
+    second = dataclasses.replace(
+        first,
+        rows=(first.rows[0], dataclasses.replace(row, target=other)),
+        hands=(first.hands[0], hand),
+    )
+    decide_in_both("tadmur", first, second, 0)
+
+
+def test_talmut_same_view_different_hidden_cards() -> None:
+    """At the deal no seat knows a layout card (talmut.md §2.8): only the pile's top card is seen."""
+    options = talmut.parse_options({})
+    deck = list(talmut.full_deck(options))
+    first = talmut.new_game(3, options, deck, 1)
+    rest = deck[:12] + deck[13:]
+    random.Random(3).shuffle(rest)
+    second = talmut.new_game(3, options, [*rest[:12], deck[12], *rest[12:]], 1)
+    decide_in_both("talmut", first, second, 0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Determinizers
+
+
+@pytest.mark.parametrize(("game_id", "seats"), [*TABLES, ("talmut", 8)])
+@settings(deadline=None, max_examples=15)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 150), sample_seed=st.integers(0, 2**16))
+def test_a_sampled_state_shows_the_seat_exactly_its_view(game_id: str, seats: int, seed: int, steps: int,
+                                                          sample_seed: int) -> None:
+    """Every sampled state gives the seat its own view and legal actions, and holds the game's whole deck."""
+    game = GAMES[game_id]
+    state, view = views_for(game_id, seats, seed, steps)
+    seat = view["you"]
+    sample = DETERMINIZERS[game_id](view, view["history"], random.Random(sample_seed))
+    assert game.view(sample, seat).state == view["state"]
+    assert [a for a in game.legal_actions(sample, seat) if a["type"] != "resign"] == [
+        a for a in view["legal_actions"] if a["type"] != "resign"
+    ]
+    assert Counter(game.cards_in_play(sample)) == Counter(game.cards_in_play(state))
+
+
+def test_durak_sampler_gives_the_opponent_the_cards_it_was_seen_to_take() -> None:
+    """durak.md §3.6: the defender took 7S and 9S from the table in front of seat 0, so it still holds them."""
+    trump = cards("6H")[0].suit
+    state = durak.position(
+        trump, [*cards("KS AS QD KC AC QC"), *cards("7H")], [cards("7S 8D 9C 10C JD 6C"), cards("9S 8S JS QS KD 6D")], 0
+    )
+    history: list[Any] = []
+    version = 1
+    for seat, action in [(0, {"type": "attack", "card": "7S"}), (1, {"type": "defend", "card": "9S", "against": "7S"}),
+                         (0, {"type": "attack", "card": "9C"}), (1, {"type": "take"}), (0, {"type": "done"})]:
+        state, events = durak.apply(state, seat, action)
+        version += 1
+        history.extend(history_entry(version, event, 0) for event in events)
+    view = seat_view("durak", state, 0, history)
+    for seed in range(10):
+        sample = DETERMINIZERS["durak"](view, history, random.Random(seed))
+        assert set(cards("7S 9S 9C")) <= set(sample.hands[1])
+
