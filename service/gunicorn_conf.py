@@ -25,6 +25,8 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
 # JSON lines with the request id, never a header or query string (service/logs.py)
 logger_class = "service.logs.JsonGunicornLogger"
+# gunicorn's control socket lives under $HOME, which a read-only root file system (the image, the chart) lacks.
+control_socket_disable = True
 
 
 def on_starting(server: object) -> None:

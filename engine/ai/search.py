@@ -17,6 +17,8 @@ a pure function of (view, history, rng seed).
 
 Per-game hooks (module attributes of `engine/ai/<game>.py`):
 - `sample_state(view, history, rng) -> State` (required): the determinizer.
+- `prepare_sampler(view, history) -> (rng -> State)`: the same, with the work every sample shares done once per
+  search (Svoi Koziri replays its history once).
 - `rollout_action(state, rng) -> (seat, action) | None`: the playout policy (default: uniform over the legal
   actions of the seat that must act).
 - `evaluate(state, start) -> list[float] | None`: rewards per seat in [0, 1] if the playout stops here (default:
@@ -155,8 +157,16 @@ def ismcts(
     game_id = view["game"]
     game = GAMES[game_id]
     history: Sequence[JSON] = view.get("history", ())
-    sample_state = DETERMINIZERS[game_id]
     hooks = SEARCH_HOOKS.get(game_id)
+    prepare = getattr(hooks, "prepare_sampler", None)
+    if prepare is not None:
+        sample = prepare(view, history)
+    else:
+        determinize = DETERMINIZERS[game_id]
+
+        def sample(rng: random.Random) -> Any:
+            return determinize(view, history, rng)
+
     optional: frozenset[str] = getattr(game, "OPTIONAL_ACTIONS", frozenset())
     rollout_action = getattr(hooks, "rollout_action", None) or _default_rollout(game, optional)
     evaluate = getattr(hooks, "evaluate", None)
@@ -170,7 +180,7 @@ def ismcts(
 
     while iterations < budget.iterations and (iterations == 0 or time.perf_counter() < deadline):
         iterations += 1
-        state = sample_state(view, history, rng)
+        state = sample(rng)
         start = state
         if not seats:
             seats = len(game.view(state, None).seats)

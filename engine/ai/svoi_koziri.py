@@ -119,6 +119,14 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     )
 
 
+def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], SvoiKoziriState]:
+    """`sample_state` for one search: after the deal every sample is the same state, so it is built once."""
+    if view["state"]["step"] == "choose_trump":
+        return lambda rng: sample_state(view, history, rng)
+    exact = sample_state(view, history, random.Random(0))
+    return lambda rng: exact
+
+
 def _replay(view: SeatView, history: Sequence[JSON], rng: random.Random) -> SvoiKoziriState | None:
     me = view["you"]
     dealt = next((event for event in history if event.get("type") == "dealt" and "cards" in event), None)

@@ -15,8 +15,12 @@ import pytest
 
 from engine import GAMES
 from engine.ai import LEVELS
+from engine.ai.search import BUDGETS
 
 GAMES_PER_LEVEL = int(os.environ.get("RANDOM_CLIENT_GAMES", "10"))
+SEARCH_LEVEL_GAMES = int(os.environ.get("RANDOM_CLIENT_SEARCH_GAMES", "2"))
+"""Games per search level (`medium`, `hard`): each of their moves searches, and a Svoi Koziri game against a
+random client runs about a thousand moves; tests/engine/test_search.py covers the search itself."""
 MAX_REQUESTS = 100_000  # every game ends (each rules file's properties section); this only stops a runaway
 
 
@@ -30,7 +34,7 @@ def seats_for(game_id: str, level: str) -> list[dict]:
 )
 def test_random_client_finishes_every_game(api, game_id: str, level: str) -> None:
     rng = random.Random(f"{game_id}:{level}")
-    for number in range(GAMES_PER_LEVEL):
+    for number in range(SEARCH_LEVEL_GAMES if level in BUDGETS else GAMES_PER_LEVEL):
         created = api.create(seats_for(game_id, level), game=game_id, seed=number)
         assert created.status_code == 201, created.json
         view, token = created.json, created.json["player_token"]
