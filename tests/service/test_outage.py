@@ -23,7 +23,7 @@ from tests.e2e.stack import free_port
 from tests.service.conftest import Api
 
 SOCKET_TIMEOUT, CONNECT_TIMEOUT = 0.5, 0.5
-"""The test's REDIS_SOCKET_TIMEOUT_SECONDS and REDIS_CONNECT_TIMEOUT_SECONDS (defaults 2 s and 1 s), to keep it short."""
+"""The test's REDIS_SOCKET_TIMEOUT_SECONDS and REDIS_CONNECT_TIMEOUT_SECONDS (defaults 2 s, 1 s): a short run."""
 OUTAGE_BOUND_SECONDS = SOCKET_TIMEOUT + 2 * CONNECT_TIMEOUT + 0.5
 """README "Limits and lifetimes": a request while Redis is unreachable answers within one socket timeout plus two
 connect timeouts (one retry after a refused or dropped connection), here with half a second of slack."""

@@ -112,7 +112,7 @@ def test_invalid_decks_options_and_resign(api, redis_connection):
 def test_rules_offer_the_game_and_the_ai_plays_its_seat(api):
     """`GET /v1/rules/svoi_koziri`; an `easy` AI in seat 1 chooses its trump and answers through the worker."""
     rules = api.request("GET", f"/v1/rules/{GAME}").json
-    assert (rules["options"], rules["ai_levels"], rules["seats"]) == ({}, ["random", "easy"], {"min": 2, "max": 2})
+    assert (rules["options"], rules["ai_levels"], rules["seats"]) == ({}, ["random", "easy", "medium", "hard"], {"min": 2, "max": 2})
     assert rules["action_types"] == ["choose_trump", "lead", "beat", "play", "take", "resign"]
     created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], game=GAME, deck=V1)
     game_id, token = created.json["game_id"], created.json["player_token"]
