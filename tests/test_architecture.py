@@ -36,3 +36,10 @@ def test_importing_the_engine_loads_no_io_library():
 def test_every_game_error_has_an_http_status():
     assert all_subclasses(GameError) == set(STATUS_OF_GAME_ERROR)
     assert engine.GameError is GameError
+
+
+def test_the_engine_type_checks():
+    """mypy over engine/: among other things it holds the search to its input type, a seat's `SeatView` and
+    redacted history, never a game state (engine/ai/search.py; issue 7)."""
+    checked = subprocess.run([sys.executable, "-m", "mypy", "engine"], cwd=REPO, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -17,9 +17,10 @@ from engine import GAMES
 from engine.ai import LEVELS
 
 GAMES_PER_LEVEL = int(os.environ.get("RANDOM_CLIENT_GAMES", "10"))
-RULE_LEVELS = {"random", "easy"}
-"""The search levels (`medium`, `hard`) take up to a second a move by design: tests/service/test_ai_search.py and
-the engine's AI properties cover them; a hundred random-client games against them is a bench-sized run."""
+PLAYED_LEVELS = set(os.environ.get("RANDOM_CLIENT_LEVELS", "random,easy").split(","))
+"""By default the rule levels. The search levels (`medium`, `hard`) take up to a second a move by design:
+tests/service/test_ai_search.py and the engine's AI properties cover them in every run, and the acceptance run
+plays them too with RANDOM_CLIENT_LEVELS=medium,hard (docs/acceptance.md)."""
 MAX_REQUESTS = 100_000  # every game ends (each rules file's properties section); this only stops a runaway
 
 
@@ -28,9 +29,16 @@ def seats_for(game_id: str, level: str) -> list[dict]:
     return seats + [{"kind": "ai", "level": level}] * (GAMES[game_id].SEATS.start - 1)
 
 
+def assert_nothing_hidden_shown(game_id: str, view: dict) -> None:
+    """Before the end the client's view holds no AI seat's hidden card it could check: Tadmur's opponent target
+    (tadmur.md §6.2). Hands and face-down cards are covered for every game by tests/engine/test_properties.py."""
+    if game_id == "tadmur":
+        assert [row["target"] is None for row in view["state"]["rows"]] == [False, True], view["state"]["rows"]
+
+
 @pytest.mark.parametrize(
     ("game_id", "level"),
-    [(game_id, level) for game_id in sorted(GAMES) for level in LEVELS[game_id] if level in RULE_LEVELS],
+    [(game_id, level) for game_id in sorted(GAMES) for level in LEVELS[game_id] if level in PLAYED_LEVELS],
 )
 def test_random_client_finishes_every_game(api, game_id: str, level: str) -> None:
     rng = random.Random(f"{game_id}:{level}")
@@ -41,6 +49,7 @@ def test_random_client_finishes_every_game(api, game_id: str, level: str) -> Non
         for _ in range(MAX_REQUESTS):
             if view["status"] == "finished":
                 break
+            assert_nothing_hidden_shown(game_id, view)
             playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
             if not playable:  # the AI is to act: let the worker play, then look again
                 assert view["to_act"] and 0 not in view["to_act"], view
