@@ -1,5 +1,12 @@
 """shared/rules/talmut.md §8 scenarios through the HTTP API with an exact `deck`, plus the service hooks Talmut
-needs: AI seats that pass, the scheduled match pause (§3.18) and the resign handover (§3.17)."""
+needs: AI seats that pass, the scheduled match pause (§3.18) and the resign handover (§3.17).
+
+Every value a scenario states is read from the views as a client would: each seat's view with its own token, and
+a spectator's view without one. Cards nobody may see during a round (the server layouts, a penalty card, the stock
+order) are read once they become public: `reveal` ends the round without changing a layout (a call, then every
+other seat takes the discard and throws it back, §3.3, §7.7) and reads the history entry (§5.2, §5.7), and the
+rebuilt stock is drawn card by card.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ import time
 
 from rq.registry import ScheduledJobRegistry
 
-from tests.engine.talmut.notation import E1, E2, E3, action
+from tests.engine.talmut.notation import E1, E2, E3, E4, action, legal
 
 TALMUT = "talmut"
 
@@ -34,56 +41,212 @@ def state(api, game_id, token=None):
     return api.view(game_id, token).json["state"]
 
 
-def test_sota_caballo_rey_knowledge_per_token(api):
-    """talmut.md §8.2, §8.4: powers, and each token sees only what its seat knows (§6.1, §6.2)."""
+def every_view(api, game_id, tokens):
+    """Each seat's view (with its token), then a spectator's (no token)."""
+    return [api.view(game_id, token).json for token in [*tokens, None]]
+
+
+def slot(shown, where):
+    """`2.3` -> seat 2's position 3 in a view's `state`."""
+    seat, position = where.split(".")
+    return shown["layouts"][int(seat)]["slots"][int(position)]
+
+
+def hidden(position, seen_by=(), empty=False):
+    return {"position": position, "empty": empty, "card": None, "seen_by": list(seen_by)}
+
+
+def unseen_deal(seats=3):
+    """The layouts of a fresh deal in any view: four cards a seat, nobody has seen any (§2.8)."""
+    return [{"seat": seat, "slots": [hidden(position) for position in range(4)]} for seat in range(seats)]
+
+
+def cards(text):
+    """`"7C 3O 12B 7O / 2C 5B 6O 1B / ..."` -> a history entry's `cards` by seat; `-` is an empty position."""
+    layouts = text.split("/")
+    return {
+        str(seat): [None if code == "-" else code for code in layout.split()] for seat, layout in enumerate(layouts)
+    }
+
+
+def by_seat(*values):
+    return {str(seat): value for seat, value in enumerate(values)}
+
+
+def check_legal(api, game_id, tokens, *texts):
+    """`L(0)`, `L(1)`, ... in talmut.md §8 notation (`match 0-3`, `""` for []); `None` leaves a seat unchecked."""
+    for seat, text in enumerate(texts):
+        if text is not None:
+            assert api.legal(game_id, tokens[seat]) == legal(text), (seat, text)
+
+
+def reveal(api, game_id, tokens, caller):
+    """End the round with the layouts unchanged and return the revealed `cards` (§5.2), read from the history."""
+    others = [(caller + step) % len(tokens) for step in range(1, len(tokens))]
+    turns = [f"s{seat} draw discard, s{seat} discard" for seat in others]
+    view = play(api, game_id, tokens, ", ".join([f"s{caller} call", *turns]))
+    return view["state"]["history"][-1]["cards"]
+
+
+def test_deal(api):
+    """talmut.md §8.1: the deal of E1, nothing seen, no window at the deal."""
     game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
-    view = api.view(game_id, tokens[0]).json
-    assert view["status"] == "active" and view["to_act"] == [0]
-    assert [seat["hand_size"] for seat in view["seats"]] == [4, 4, 4]
+    for view in every_view(api, game_id, tokens):
+        shown = view["state"]
+        assert shown["layouts"] == unseen_deal() and view["to_act"] == [0]
+        assert (shown["discard"], shown["stock_size"], shown["window"]) == (["3C"], 27, None)
+        assert [seat["hand_size"] for seat in view["seats"]] == [4, 4, 4]
+    check_legal(api, game_id, tokens, "draw stock, draw discard, call, resign", "", "")
+    refused(api, game_id, tokens[1], "match 0", 403, "not_your_turn")
+    assert reveal(api, game_id, tokens, caller=0) == cards("7C 3O 12B 7O / 2C 5B 6O 1B / 11C 7E 4E 12O")
+
+
+def test_sota_and_powers_only_from_the_stock(api):
+    """talmut.md §8.2: the sota's peek; a card from the pile or swapped out of a layout gives no power."""
+    game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
     play(api, game_id, tokens, "s0 draw stock")
-    assert state(api, game_id, tokens[0])["drawn"] == {"source": "stock", "card": "10O"}
-    assert state(api, game_id, tokens[1])["drawn"] == {"source": "stock", "card": None}
-    assert state(api, game_id)["drawn"] == {"source": "stock", "card": None}
-    view = play(api, game_id, tokens, "s0 discard, s0 peek 2.3")
-    assert view["state"]["layouts"][2]["slots"][3] == {"position": 3, "empty": False, "card": "12O", "seen_by": [0]}
-    assert state(api, game_id, tokens[2])["layouts"][2]["slots"][3]["card"] is None
-    events = api.request("GET", f"/v1/games/{game_id}/events?after=0", tokens[1]).json["events"]
-    assert "12O" not in str(events) and "10O" in str(events)  # the discarded sota is public, the peek is not
-    view = play(api, game_id, tokens, "s1 draw stock, s1 discard")
-    assert len(view["legal_actions"]) == 50 and view["legal_actions"][0] == action("blind_swap 0.0 1.0")
-    refused(api, game_id, tokens[1], "blind_swap 1.0 1.1", 422, "illegal_action")
-    play(api, game_id, tokens, "s1 blind_swap 1.0 2.3")
-    assert state(api, game_id, tokens[0])["layouts"][1]["slots"][0]["card"] == "12O"
-    assert state(api, game_id, tokens[1])["layouts"][1]["slots"][0]["card"] is None
-    view = play(api, game_id, tokens, "s2 draw stock, s2 discard, s2 peek 1.0, s2 exchange 0.1")
-    assert view["state"]["layouts"][0]["slots"][1] == {"position": 1, "empty": False, "card": "12O", "seen_by": [0, 2]}
-    assert view["state"]["window"] == {"rank": "12", "last_thrower": 2} and view["state"]["turn"] == 0
-    assert state(api, game_id, tokens[1])["layouts"][0]["slots"][1]["card"] is None
+    drawn = [shown["drawn"] for shown in (state(api, game_id, tokens[0]), state(api, game_id, tokens[1]))]
+    assert drawn == [{"source": "stock", "card": "10O"}, {"source": "stock", "card": None}]
+    check_legal(api, game_id, tokens, "swap 0-3, discard, resign")
+    shown = play(api, game_id, tokens, "s0 discard")["state"]
+    assert (shown["phase"], shown["power"]["kind"]) == ("power", "sota")
+    check_legal(api, game_id, tokens, "peek 0.0-0.3, peek 1.0-1.3, peek 2.0-2.3, skip_power, resign")
+    view = play(api, game_id, tokens, "s0 peek 2.2")
+    assert slot(view["state"], "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0]}
+    assert slot(state(api, game_id, tokens[1]), "2.2") == hidden(2, [0])
+    assert view["state"]["window"] == {"rank": "10", "last_thrower": 0} and view["to_act"] == [1, 2]
+    check_legal(api, game_id, tokens, "", "draw stock, draw discard, call, match 0-3, resign", "match 0-3, resign")
+    play(api, game_id, tokens, "s1 draw discard")
+    for view in every_view(api, game_id, tokens):
+        assert view["state"]["drawn"] == {"source": "discard", "card": "10O"} and view["to_act"] == [1]
+    shown = play(api, game_id, tokens, "s1 discard")["state"]
+    assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, 2)
+    assert shown["window"] == {"rank": "10", "last_thrower": 1}
+    assert play(api, game_id, tokens, "s2 draw stock")["state"]["drawn"] == {"source": "stock", "card": "11O"}
+    shown = play(api, game_id, tokens, "s2 swap 0")["state"]
+    assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, 0)
+    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == {"rank": "11", "last_thrower": 2}
+    assert slot(shown, "2.0") == {"position": 0, "empty": False, "card": "11O", "seen_by": [2]}
 
 
 def test_wrong_match_penalty_and_closed_window(api):
-    """talmut.md §8.3, §4.3: penalty card, several seats in to_act, a late match gets 403."""
+    """talmut.md §8.3, §4.3: penalty cards, several seats in to_act, a late match gets 403."""
     game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
-    refused(api, game_id, tokens[1], "match 0", 403, "not_your_turn")  # §8.1: no window at the deal
-    view = play(api, game_id, tokens, "s0 draw stock, s0 swap 0")
-    assert view["to_act"] == [1, 2]
+    assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "10O"}
+    view = play(api, game_id, tokens, "s0 swap 0")
+    assert view["to_act"] == [1, 2] and view["state"]["discard"] == ["3C", "7C"]
+    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert slot(view["state"], "0.0") == {"position": 0, "empty": False, "card": "10O", "seen_by": [0]}
     view = play(api, game_id, tokens, "s1 match 1")
-    shown = view["state"]["layouts"][1]["slots"][1]
-    assert shown == {"position": 1, "empty": False, "card": "5B", "seen_by": [0, 1, 2]}
-    assert view["state"]["layouts"][1]["slots"][4] == {"position": 4, "empty": False, "card": None, "seen_by": []}
-    assert view["state"]["stock_size"] == 25 and view["seats"][1]["hand_size"] == 5
-    assert state(api, game_id)["layouts"][1]["slots"][1]["card"] is None  # spectators see no layout card
+    assert slot(view["state"], "1.1") == {"position": 1, "empty": False, "card": "5B", "seen_by": [0, 1, 2]}
+    assert slot(view["state"], "1.4") == hidden(4)
+    assert view["state"]["stock_size"] == 25 and view["seats"][1]["hand_size"] == 5 and view["to_act"] == [1, 2]
+    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert slot(state(api, game_id), "1.1")["card"] is None  # spectators see no layout card
     view = play(api, game_id, tokens, "s2 match 1")
     assert view["to_act"] == [0, 1] and view["state"]["window"] == {"rank": "7", "last_thrower": 2}
+    assert view["state"]["discard"][-1] == "7E" and slot(view["state"], "2.1") == hidden(1, empty=True)
     refused(api, game_id, tokens[2], "match 0", 403, "not_your_turn")  # the last thrower is not in to_act
-    assert api.view(game_id, tokens[0]).json["legal_actions"] == [action(f"match {p}") for p in range(4)] + [
-        {"type": "resign"}
-    ]
-    play(api, game_id, tokens, "s0 match 3, s2 match 2, s1 draw stock")
+    check_legal(api, game_id, tokens, "match 0-3, resign")
+    view = play(api, game_id, tokens, "s0 match 3")
+    assert view["state"]["discard"] == ["3C", "7C", "7E", "7O"]
+    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    view = play(api, game_id, tokens, "s2 match 2")
+    assert slot(view["state"], "2.1") == hidden(1) and view["state"]["stock_size"] == 24  # the penalty card
+    assert slot(view["state"], "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0, 1, 2]}
+    view = play(api, game_id, tokens, "s1 draw stock")
     refused(api, game_id, tokens[2], "match 0", 403, "not_your_turn")
-    view = api.view(game_id, tokens[1]).json
-    assert view["state"]["drawn"] == {"source": "stock", "card": "4O"} and view["to_act"] == [1]
-    assert [seat["hand_size"] for seat in view["seats"]] == [3, 5, 4]
+    assert view["state"]["drawn"] == {"source": "stock", "card": "4O"} and view["state"]["window"] is None
+    assert view["to_act"] == [1] and [seat["hand_size"] for seat in view["seats"]] == [3, 5, 4]
+    play(api, game_id, tokens, "s1 discard")  # penalty cards: 11O at 1.4, 12C at 2.1
+    expected = cards("10O 3O 12B - / 2C 5B 6O 1B 11O / 11C 12C 4E 12O")
+    assert reveal(api, game_id, tokens, caller=2) == expected
+
+
+def test_caballo_rey_knowledge_moves(api):
+    """talmut.md §8.4: each token sees only what its seat knows, and knowledge moves with the card (§6.1, §6.2)."""
+    game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
+    view = play(api, game_id, tokens, "s0 draw stock, s0 discard, s0 peek 2.3")
+    assert slot(view["state"], "2.3") == {"position": 3, "empty": False, "card": "12O", "seen_by": [0]}
+    assert slot(state(api, game_id, tokens[2]), "2.3")["card"] is None
+    events = api.request("GET", f"/v1/games/{game_id}/events?after=0", tokens[1]).json["events"]
+    assert "12O" not in str(events) and "10O" in str(events)  # the discarded sota is public, the peek is not
+    assert play(api, game_id, tokens, "s1 draw stock")["state"]["drawn"] == {"source": "stock", "card": "11O"}
+    places = [f"{seat}.{position}" for seat in range(3) for position in range(4)]
+    pairs = [f"blind_swap {a} {b}" for a in places for b in places if a[0] < b[0]]
+    listed = play(api, game_id, tokens, "s1 discard")["legal_actions"]
+    assert listed == legal(", ".join([*pairs, "skip_power", "resign"])) and len(listed) == 50
+    assert listed[0] == action("blind_swap 0.0 1.0")
+    for text in ("blind_swap 1.0 1.1", "blind_swap 2.3 1.0"):
+        refused(api, game_id, tokens[1], text, 422, "illegal_action")
+    play(api, game_id, tokens, "s1 blind_swap 1.0 2.3")
+    seat0 = state(api, game_id, tokens[0])
+    assert slot(seat0, "1.0") == {"position": 0, "empty": False, "card": "12O", "seen_by": [0]}
+    assert slot(seat0, "2.3") == hidden(3)
+    seat1 = state(api, game_id, tokens[1])
+    assert all(entry["card"] is None for layout in seat1["layouts"] for entry in layout["slots"])
+    assert play(api, game_id, tokens, "s2 draw stock")["state"]["drawn"] == {"source": "stock", "card": "12C"}
+    shown = play(api, game_id, tokens, "s2 discard, s2 peek 1.0")["state"]
+    assert shown["phase"] == "exchange" and slot(shown, "1.0")["card"] == "12O"
+    check_legal(api, game_id, tokens, None, None, "exchange 0.0-0.3, exchange 2.0-2.3, skip_power, resign")
+    view = play(api, game_id, tokens, "s2 exchange 0.1")
+    assert view["state"]["window"] == {"rank": "12", "last_thrower": 2} and view["state"]["turn"] == 0
+    for seat, card in ((0, "12O"), (1, None), (2, "12O"), (None, None)):
+        shown = state(api, game_id, None if seat is None else tokens[seat])
+        assert slot(shown, "0.1") == {"position": 1, "empty": False, "card": card, "seen_by": [0, 2]}, seat
+        assert slot(shown, "1.0") == hidden(0), seat
+    expected = cards("7C 12O 12B 7O / 3O 5B 6O 1B / 11C 7E 4E 2C")
+    assert reveal(api, game_id, tokens, caller=0) == expected
+
+
+def test_take_the_discard_and_throw_it_back(api):
+    """talmut.md §8.5, §7.7: the pile's card may be discarded back; it gives no power."""
+    game_id, tokens = api.create_humans(deck(E2), game=TALMUT, seats=3)
+    play(api, game_id, tokens, "s0 draw discard")
+    for view in every_view(api, game_id, tokens):
+        assert view["state"]["drawn"] == {"source": "discard", "card": "6B"} and view["state"]["discard"] == []
+    shown = play(api, game_id, tokens, "s0 discard")["state"]
+    assert (shown["discard"], shown["phase"], shown["power"], shown["turn"]) == (["6B"], "draw", None, 1)
+    assert shown["window"] == {"rank": "6", "last_thrower": 0}
+
+
+def test_call_last_turns_and_next_round(api):
+    """talmut.md §8.6: a call, the last turns, the caller hit by a caballo, the scored round and the next deal."""
+    game_id, tokens = api.create_humans(deck(E2), game=TALMUT, seats=3)
+    view = play(api, game_id, tokens, "s0 call")
+    assert view["state"]["talmut"] == {"caller": 0, "last_turns": [1, 2]} and view["state"]["window"] is None
+    assert view["state"]["turn"] == 1 and view["to_act"] == [0, 1]
+    check_legal(api, game_id, tokens, "withdraw, resign", "draw stock, draw discard, resign")
+    assert play(api, game_id, tokens, "s1 draw stock")["state"]["drawn"] == {"source": "stock", "card": "11O"}
+    view = play(api, game_id, tokens, "s1 discard, s1 blind_swap 0.0 1.1")
+    assert view["to_act"] == [0, 2]
+    check_legal(api, game_id, tokens, "match 0-3, withdraw, resign")
+    assert play(api, game_id, tokens, "s2 draw stock")["state"]["drawn"] == {"source": "stock", "card": "4O"}
+    play(api, game_id, tokens, "s2 discard")
+    round_1 = {
+        "round": 1, "caller": 0, "call_total": 5, "false_call": False,
+        "cards": cards("12E 2O 1C 1E / 4C 1O 6C 5C / 7B 10B 3E 2B"), "points": by_seat(16, 16, 22),
+    }  # fmt: skip
+    for view in every_view(api, game_id, tokens):
+        shown = view["state"]
+        assert view["status"] == "active" and view["to_act"] == [1]
+        assert (shown["history"], shown["totals"]) == ([round_1], by_seat(16, 16, 22))
+        assert (shown["round"], shown["dealer"], shown["turn"], shown["phase"]) == (2, 0, 1, "draw")
+        assert (shown["discard"], shown["stock_size"], shown["layouts"]) == (["6B"], 27, unseen_deal())
+        assert (shown["window"], shown["talmut"], shown["call_barred"]) == (None, None, None)
+    assert reveal(api, game_id, tokens, caller=1) == cards("7B 10B 3E 2B / 1O 2O 1C 1E / 4C 12E 6C 5C")
+
+
+def test_false_call(api):
+    """talmut.md §8.7, §5.3: a caller whose layout was above 5 when calling scores call_penalty more."""
+    game_id, tokens = api.create_humans(deck(E2), game=TALMUT, seats=3)
+    assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "11O"}
+    play(api, game_id, tokens, "s0 swap 0, s1 draw stock, s1 discard, s2 draw stock, s2 discard")
+    assert action("call") in api.legal(game_id, tokens[0])
+    view = play(api, game_id, tokens, "s0 call, s1 draw stock, s1 discard, s2 draw stock, s2 discard")
+    record = view["state"]["history"][0]
+    assert (record["round"], record["caller"], record["call_total"], record["false_call"]) == (1, 0, 15, True)
+    assert record["points"] == by_seat(20, 27, 22)
 
 
 def test_call_and_withdrawal(api):
@@ -94,28 +257,71 @@ def test_call_and_withdrawal(api):
     assert view["legal_actions"] == [{"type": "withdraw"}, {"type": "resign"}]
     view = play(api, game_id, tokens, "s1 draw stock, s1 discard, s1 blind_swap 0.0 1.1, s0 withdraw")
     assert view["state"]["talmut"] is None and view["state"]["call_barred"] == 0 and view["to_act"] == [0, 2]
-    play(api, game_id, tokens, "s2 draw stock, s2 discard")
+    view = play(api, game_id, tokens, "s2 draw stock, s2 discard")
+    assert (view["state"]["round"], view["state"]["turn"]) == (1, 0)
+    check_legal(api, game_id, tokens, "draw stock, draw discard, match 0-3, resign")
     refused(api, game_id, tokens[0], "call", 422, "illegal_action")
-    view = play(api, game_id, tokens, "s0 draw stock, s0 swap 0, s1 call")
+    assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "2E"}
+    assert play(api, game_id, tokens, "s0 swap 0")["state"]["discard"][-1] == "12E"
+    assert action("call") in api.legal(game_id, tokens[1])
+    view = play(api, game_id, tokens, "s1 call")
     assert view["state"]["call_barred"] is None and view["state"]["talmut"] == {"caller": 1, "last_turns": [2, 0]}
     view = play(api, game_id, tokens, "s2 draw stock, s2 discard, s0 draw stock, s0 discard")
     record = view["state"]["history"][0]
-    assert (record["caller"], record["call_total"], record["false_call"]) == (1, 16, True)
-    assert record["points"] == {"0": 6, "1": 21, "2": 22} and view["state"]["totals"] == {"0": 6, "1": 21, "2": 22}
+    assert (record["round"], record["caller"], record["call_total"], record["false_call"]) == (1, 1, 16, True)
+    assert record["points"] == by_seat(6, 21, 22) and view["state"]["totals"] == by_seat(6, 21, 22)
     assert view["state"]["round"] == 2 and view["status"] == "active"
+
+
+def draw_and_discard(api, game_id, tokens, first, codes):
+    """Seats `first`, `first + 1`, ... each draw the next of `codes` from the stock and discard it with no power."""
+    for seat, code in enumerate(codes.split(), start=first):
+        assert play(api, game_id, tokens, f"s{seat} draw stock")["state"]["drawn"] == {"source": "stock", "card": code}
+        shown = play(api, game_id, tokens, f"s{seat} discard")["state"]
+        assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, (seat + 1) % len(tokens))
 
 
 def test_stock_rebuild_eight_seats(api):
     """talmut.md §8.9, §3.12: 8 humans join; the stock is rebuilt from the pile, turned over."""
     game_id, tokens = api.create_humans(deck(E3), game=TALMUT, seats=8)
-    for seat in range(7):
-        play(api, game_id, tokens, f"s{seat} draw stock, s{seat} discard")
-    assert state(api, game_id)["discard"] == "1B 2B 3B 4B 5B 6B 7B 7E".split()
+    draw_and_discard(api, game_id, tokens, 0, "2B 3B 4B 5B 6B 7B 7E")
+    shown = state(api, game_id)
+    assert shown["discard"] == "1B 2B 3B 4B 5B 6B 7B 7E".split() and shown["stock_size"] == 0
+    assert action("draw stock") in api.legal(game_id, tokens[7])
     view = play(api, game_id, tokens, "s7 draw stock")
     assert view["state"]["drawn"] == {"source": "stock", "card": "1B"}
     assert view["state"]["discard"] == ["7E"] and view["state"]["stock_size"] == 6
     view = play(api, game_id, tokens, "s7 discard")
     assert view["state"]["discard"] == ["7E", "1B"]
+    draw_and_discard(api, game_id, tokens, 0, "2B 3B 4B 5B 6B 7B")  # the rest of the rebuilt stock, top first
+    assert state(api, game_id)["stock_size"] == 0
+
+
+def test_game_end_over_two_rounds(api):
+    """talmut.md §8.10, §5.4-§5.7: the same list deals round 2; a total reaches 50 and the lowest total wins."""
+    game_id, tokens = api.create_humans(deck(E4), game=TALMUT, seats=3)
+    assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "3O"}
+    assert play(api, game_id, tokens, "s0 discard")["state"]["window"] == {"rank": "3", "last_thrower": 0}
+    assert play(api, game_id, tokens, "s1 call")["state"]["window"] is None
+    view = play(api, game_id, tokens, "s2 draw stock, s2 discard, s0 draw stock, s0 discard")
+    round_1 = {
+        "round": 1, "caller": 1, "call_total": 4, "false_call": False,
+        "cards": cards("12O 12C 12E 12B / 1O 1C 1E 1B / 11O 11C 11E 11B"), "points": by_seat(48, 4, 44),
+    }  # fmt: skip
+    assert view["state"]["history"] == [round_1] and view["state"]["totals"] == by_seat(48, 4, 44)
+    assert view["status"] == "active" and (view["state"]["round"], view["state"]["turn"]) == (2, 1)
+    play(api, game_id, tokens, "s1 draw stock, s1 discard, s2 call, s0 draw stock, s0 discard")
+    play(api, game_id, tokens, "s1 draw stock, s1 discard")
+    round_2 = {
+        "round": 2, "caller": 2, "call_total": 4, "false_call": False,
+        "cards": cards("11O 11C 11E 11B / 12O 12C 12E 12B / 1O 1C 1E 1B"), "points": by_seat(44, 48, 4),
+    }  # fmt: skip
+    scores = {"totals": by_seat(92, 52, 48), "rounds": [round_1, round_2]}
+    result = {"winners": [2], "losers": [0, 1], "draw": False, "reason": "target_reached", "scores": scores}
+    for view in every_view(api, game_id, tokens):
+        assert (view["status"], view["to_act"], view["result"]) == ("finished", [], result)
+        revealed = [[entry["card"] for entry in layout["slots"]] for layout in view["state"]["layouts"]]
+        assert revealed == list(round_2["cards"].values())  # §6.5: the last round's cards stay shown
 
 
 def test_creation_errors(api):
@@ -141,7 +347,12 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     view = play(api, game_id, tokens, "s2 resign")
     assert view["status"] == "active"
     assert view["seats"][2] == {
-        "seat": 2, "kind": "ai", "name": "P2", "level": "easy", "hand_size": 4, "resigned": True,
+        "seat": 2,
+        "kind": "ai",
+        "name": "P2",
+        "level": "easy",
+        "hand_size": 4,
+        "resigned": True,
     }
     refused(api, game_id, tokens[2], "resign", 422, "illegal_action")
     refused(api, game_id, tokens[2], "match 0", 403, "not_your_turn")
@@ -156,7 +367,10 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     finished = play(api, game_id, tokens, "s1 resign")
     assert finished["status"] == "finished"
     assert finished["result"] == {
-        "winners": [0], "losers": [1, 2], "draw": False, "reason": "resign",
+        "winners": [0],
+        "losers": [1, 2],
+        "draw": False,
+        "reason": "resign",
         "scores": {"totals": {"0": 0, "1": 0, "2": 0}, "rounds": []},
     }
     refused(api, game_id, tokens[2], "resign", 409, "game_finished")

@@ -78,6 +78,18 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.rqQueue | quote }}
 - name: IDEMPOTENCY_TTL_SECONDS
   value: {{ .Values.idempotencyTtlSeconds | quote }}
+- name: GAME_IDLE_TTL_SECONDS
+  value: {{ .Values.gameIdleTtlSeconds | quote }}
+- name: GAME_RETENTION_SECONDS
+  value: {{ .Values.gameRetentionSeconds | quote }}
+- name: MAX_BODY_BYTES
+  value: {{ .Values.maxBodyBytes | quote }}
+- name: RATE_LIMIT_ENABLED
+  value: {{ ternary "1" "0" .Values.rateLimit.enabled | quote }}
+- name: RATE_LIMIT_PER_ADDRESS
+  value: {{ .Values.rateLimit.perAddress | quote }}
+- name: RATE_LIMIT_PER_TOKEN
+  value: {{ .Values.rateLimit.perToken | quote }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
