@@ -148,3 +148,20 @@ def test_values_schema_rejects_a_worker_grace_period_shorter_than_a_job() -> Non
     with helm_python.Chart.load(CHART) as chart, pytest.raises(helm_python.HelmValuesError):
         chart.render({"worker": {"terminationGracePeriodSeconds": AI_JOB_TIMEOUT_SECONDS}}, name="cardroom",
                      namespace="games", is_install=True)
+
+
+def test_service_settings_reach_web_and_worker_pods() -> None:
+    """Lifetimes, body size and rate limits set as chart values arrive as the environment service/config.py reads."""
+    values = {"gameIdleTtlSeconds": 3600, "maxBodyBytes": 4096,
+              "rateLimit": {"enabled": False, "perAddress": "100/second", "perToken": "5/second;60/minute"}}
+    objects = {f"{manifest['kind']}/{manifest['metadata']['name']}": manifest for manifest in render(values)}
+    expected = {"GAME_IDLE_TTL_SECONDS": "3600", "GAME_RETENTION_SECONDS": "86400", "MAX_BODY_BYTES": "4096",
+                "RATE_LIMIT_ENABLED": "0", "RATE_LIMIT_PER_ADDRESS": "100/second",
+                "RATE_LIMIT_PER_TOKEN": "5/second;60/minute", "IDEMPOTENCY_TTL_SECONDS": "86400"}
+    for name in ("Deployment/cardroom-web", "Deployment/cardroom-worker"):
+        (container,) = objects[name]["spec"]["template"]["spec"]["containers"]
+        env = {entry["name"]: entry.get("value") for entry in container["env"]}
+        assert {key: env.get(key) for key in expected} == expected
+    default_web = {f"{m['kind']}/{m['metadata']['name']}": m for m in render({})}["Deployment/cardroom-web"]
+    env = {entry["name"]: entry.get("value") for entry in default_web["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["RATE_LIMIT_ENABLED"] == "1"
