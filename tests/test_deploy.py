@@ -162,6 +162,6 @@ def test_service_settings_reach_web_and_worker_pods() -> None:
         (container,) = objects[name]["spec"]["template"]["spec"]["containers"]
         env = {entry["name"]: entry.get("value") for entry in container["env"]}
         assert {key: env.get(key) for key in expected} == expected
-    default_web = {f"{m['kind']}/{m['metadata']['name']}": m for m in render({})}["Deployment/cardroom-web"]
-    env = {entry["name"]: entry.get("value") for entry in default_web["spec"]["template"]["spec"]["containers"][0]["env"]}
-    assert env["RATE_LIMIT_ENABLED"] == "1"
+    (default_web,) = [m for m in render({}) if m["metadata"]["name"] == "cardroom-web" and m["kind"] == "Deployment"]
+    (container,) = default_web["spec"]["template"]["spec"]["containers"]
+    assert {"name": "RATE_LIMIT_ENABLED", "value": "1"} in container["env"]
