@@ -96,11 +96,14 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
-def viewer_seat(record: GameRecord, required: bool) -> int | None:
-    """The seat of the request's token (None: a spectator, when allowed); aborts 401 for a token of no seat."""
+def viewer_seat(record: GameRecord) -> int | None:
+    """The seat of the request's token, or None without a token (a spectator); aborts 401 for a token of no seat."""
+    return None if bearer_token() is None else player_seat(record)
+
+
+def player_seat(record: GameRecord) -> int:
+    """The seat of the request's token; aborts 401 without a token or for a token of no seat."""
     token = bearer_token()
-    if token is None and not required:
-        return None
     seat = None if token is None else seat_for_token(record, token)
     if seat is None:
         abort(401, message="this token holds no seat of this game", error="unauthorized")
@@ -283,7 +286,7 @@ class GameResource(MethodView):
         if after is not None and query["wait"] > 0:
             store.wait_for_version(game_id, after, min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
         record = store.load(game_id)
-        seat = viewer_seat(record, required=False)
+        seat = viewer_seat(record)
         version = str(record.version)
         if version in request.if_none_match or (after is not None and record.version <= after):
             return "", 304, {"ETag": f'"{version}"'}
@@ -313,7 +316,7 @@ class Actions(MethodView):
         """
         store = services().store
         record = store.load(game_id)
-        seat = viewer_seat(record, required=True)
+        seat = player_seat(record)
         body = request.get_json(silent=True)
         key = request.headers.get("Idempotency-Key")
         fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
@@ -379,6 +382,6 @@ class Events(MethodView):
         """The game's events after version `after`, redacted for the viewer."""
         store = services().store
         record = store.load(game_id)
-        seat = viewer_seat(record, required=False)
+        seat = viewer_seat(record)
         events = [event_view(stored, seat) for stored in store.events(game_id) if stored["version"] > query["after"]]
         return {"game_id": game_id, "version": record.version, "events": events}

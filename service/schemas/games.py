@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -28,7 +29,7 @@ def printable_name(value: str, **kwargs: object) -> None:
             raise ma.ValidationError(f"must not contain unpaired surrogates (U+{ord(character):04X})")
 
 
-def name_field(**kwargs: object) -> fields.String:
+def name_field(**kwargs: Any) -> fields.String:
     """The `name` of a seat: any printable Unicode, 1-40 characters (`printable_name`)."""
     return fields.String(
         validate=[validate.Length(min=1, max=NAME_MAX_LENGTH), printable_name],
