@@ -19,6 +19,8 @@ Per-game hooks (module attributes of `engine/ai/<game>.py`):
 - `sample_state(view, history, rng) -> State` (required): the determinizer.
 - `prepare_sampler(view, history) -> (rng -> State)`: the same, with the work every sample shares done once per
   search (Svoi Koziri replays its history once).
+- `root_actions(view) -> list[Action]`: the moves weighed at the root (default: every legal action but `resign`;
+  Talmut drops matches on cards the seat does not know).
 - `rollout_action(state, rng) -> (seat, action) | None`: the playout policy (default: uniform over the legal
   actions of the seat that must act).
 - `evaluate(state, start) -> list[float] | None`: rewards per seat in [0, 1] if the playout stops here (default:
@@ -143,21 +145,26 @@ def ismcts(
 ) -> Action | None:
     """The action for `view["you"]` chosen by information-set MCTS within `budget` (module docstring).
 
-    Reads `view` and `view.get("history", [])` only. Returns None only when the seat has nothing but `resign`.
+    Reads `view` and `view.get("history", [])` only. Returns None when the seat has no move worth weighing:
+    nothing but `resign`, or (game hook `root_actions`) only optional actions the game's AI leaves alone.
     """
     from engine.ai import DETERMINIZERS, SEARCH_HOOKS  # the per-game modules live beside engine.ai
 
     started = time.perf_counter()
     me: Seat = view["you"]
-    root_actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
+    game_id = view["game"]
+    hooks = SEARCH_HOOKS.get(game_id)
+    candidates = getattr(hooks, "root_actions", None)
+    if candidates is not None:
+        root_actions = candidates(view)
+    else:
+        root_actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
     if not root_actions:
         return None
     if len(root_actions) == 1:
         return root_actions[0]
-    game_id = view["game"]
     game = GAMES[game_id]
     history: Sequence[JSON] = view.get("history", ())
-    hooks = SEARCH_HOOKS.get(game_id)
     prepare = getattr(hooks, "prepare_sampler", None)
     if prepare is not None:
         sample = prepare(view, history)

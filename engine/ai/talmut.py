@@ -120,13 +120,9 @@ def easy(view: SeatView, rng: random.Random) -> Action | None:
     table = _Table(view)
     if not any(action["type"] != "resign" for action in table.legal):
         raise ValueError("no legal action to choose from")
-    window = table.state["window"]
-    if window is not None:
-        for slot in table.mine:  # match only a card it knows to have the window's rank (talmut.md §3.10)
-            if slot["card"] is not None and slot["card"][:-1] == window["rank"]:
-                sure = table.pick({"type": "match", "position": slot["position"]})
-                if sure is not None:
-                    return sure
+    sure = _sure_matches(table)
+    if sure:
+        return sure[0]
     if {"type": "withdraw"} in table.legal and table.estimate() >= WITHDRAW_ESTIMATE:
         return {"type": "withdraw"}
     if all(action["type"] in _OPTIONAL for action in table.legal):
@@ -136,6 +132,15 @@ def easy(view: SeatView, rng: random.Random) -> Action | None:
     if choice is None:  # a safety net: every branch above names a legal action where one exists
         choice = next(action for action in table.legal if action["type"] not in _OPTIONAL)
     return choice
+
+
+def _sure_matches(table: _Table) -> list[Action]:
+    """The legal matches of cards the seat knows to have the window's rank (talmut.md §3.10): no gamble."""
+    window = table.state["window"]
+    if window is None:
+        return []
+    known = [slot for slot in table.mine if slot["card"] is not None and slot["card"][:-1] == window["rank"]]
+    return [match for slot in known if (match := table.pick({"type": "match", "position": slot["position"]}))]
 
 
 def _swap_target(table: _Table, card_value: int) -> Mapping[str, Any] | None:
@@ -367,8 +372,25 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
 
 
 def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
-    """Before a search: a seat listed only for `match` or `withdraw` answers as `easy` does; else "search"."""
+    """Before a search: a seat listed only for `match` or `withdraw` makes a sure match or nothing; else "search".
+
+    A search level never withdraws its call: the call was the search's choice, and a rule bot's second opinion
+    (easy's) would take it back, so that two search seats could call and withdraw in turn for ever (each call
+    lifts the other's bar, talmut.md §3.15).
+    """
     playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
     if playable and all(action["type"] in _OPTIONAL for action in playable):
-        return easy(view, rng)
+        sure = _sure_matches(_Table(view))
+        return sure[0] if sure else None
     return "search"
+
+
+def root_actions(view: SeatView) -> list[Action]:
+    """The moves the search weighs for the turn seat: every legal action but `resign`; of the matches, the sure ones.
+
+    A match on an unknown card is a gamble the samples cannot price (each sample knows the card), and a wrong
+    match with an empty stock costs nothing, so the search would repeat it without end.
+    """
+    table = _Table(view)
+    sure = _sure_matches(table)
+    return [a for a in table.legal if a["type"] != "resign" and (a["type"] != "match" or a in sure)]

@@ -7,6 +7,7 @@ import random
 from dataclasses import replace
 
 from engine.ai import choose_action
+from engine.cards import shuffled
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
 
@@ -51,3 +52,39 @@ def test_random_rarely_uses_optional_actions() -> None:
     state = play(deal(E1), "s0 draw stock, s0 swap 0")
     chosen = [choose_action(seat_view(state, 2), "random", random.Random(seed)) for seed in range(200)]
     assert 0 < sum(action is not None for action in chosen) < 30
+
+
+def test_search_levels_keep_their_call() -> None:
+    """A search level that called does not withdraw (easy's withdraw rule would undo the search's call, and two
+    such seats call and withdraw in turn for ever: talmut.md §3.15 lets each call clear the other's bar)."""
+    state = play(deal(E2), "s0 call, s1 draw stock, s1 discard, s1 blind_swap 0.0 1.1")
+    view = seat_view(state, 0)
+    assert {"type": "withdraw"} in view["legal_actions"]
+    chosen = [choose_action(view, level, random.Random(seed)) for level in ("medium", "hard") for seed in range(5)]
+    assert chosen == [None] * 10
+
+
+def test_search_levels_match_only_a_card_they_know() -> None:
+    """talmut.md §3.10-§3.11: at its turn seat 1 may match the 7 on the pile, but it knows none of its cards to be
+    a 7 (only 5B, shown by its wrong match): the search never gambles on a match."""
+    state = play(deal(E1), "s0 draw stock, s0 swap 0, s1 match 1")
+    view = seat_view(state, 1)
+    assert {"type": "match", "position": 1} in view["legal_actions"]
+    chosen = [choose_action(view, level, random.Random(seed)) for level in ("medium", "hard") for seed in range(20)]
+    assert [action for action in chosen if action["type"] == "match"] == []
+
+
+def test_a_table_of_search_levels_finishes_its_round() -> None:
+    """Three `medium` seats, target 1 (one round, talmut.md §5): the game ends; it once cycled call/withdraw and
+    known-wrong matches for ever (found by a client's all-AI game, seed 5)."""
+    options = talmut.parse_options({"target": 1, "match_pause_ms": 0})
+    state = talmut.with_ai_seats(talmut.new_game(3, options, shuffled(talmut.full_deck(options), 5), 5), range(3))
+    rng = random.Random(5)
+    for _ in range(600):
+        if talmut.result(state) is not None:
+            break
+        to_act = sorted(talmut.to_act(state), key=lambda seat: seat == state.turn)  # optional-only seats first
+        move = next((seat, action) for seat in to_act
+                    if (action := choose_action(seat_view(state, seat), "medium", random.Random(rng.random()))))
+        state, _ = talmut.apply(state, *move)
+    assert talmut.result(state) is not None and talmut.result(state).reason == "target_reached"
