@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 
 from service import config, errors, logs, ratelimit
-from service.extensions import CardroomApi
+from service.extensions import CardroomApi, JSONProvider
 from service.routes import games, health, metrics, rules
 from service.schemas.actions import register_action_components
 from service.store import GameStore
@@ -20,6 +20,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     One Redis connection pool per process, shared by the store, pub/sub long-polls and the RQ queue.
     """
     app = Flask("cardroom")
+    app.json = JSONProvider(app)
     app.config.update(config.from_environment())
     if test_config:
         app.config.update(test_config)

@@ -15,7 +15,7 @@ from typing import Any
 import redis
 from flask import current_app, request
 from flask.views import MethodView
-from flask_smorest import Blueprint, abort
+from flask_smorest import abort
 from marshmallow import ValidationError
 from rq import Queue
 
@@ -23,6 +23,7 @@ from engine import GAMES
 from engine.ai import LEVELS
 from engine.cards import parse_deck, shuffled
 from engine.protocol import Event
+from service.extensions import Blueprint
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CreateGameSchema,

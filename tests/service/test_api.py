@@ -238,3 +238,15 @@ def test_health_and_docs(api):
     assert api.request("GET", "/readyz").json == {"status": "ok"}
     assert api.request("GET", "/docs").status_code == 200
     assert api.request("GET", "/openapi.json").json["openapi"].startswith("3.0")
+
+
+def test_a_deeply_nested_body_is_an_invalid_request(api):
+    """A 2 KB body of nested arrays is beyond Python's json recursion limit: 400/422 `invalid_request`, not 500."""
+    game_id, tokens = api.create_humans(K1)
+    nested = "[" * 1000 + "]" * 1000
+    for path, token in [("/v1/games", None), (f"/v1/games/{game_id}/seats", None),
+                        (f"/v1/games/{game_id}/actions", tokens[0])]:
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+        response = api.client.post(path, data=nested, headers=headers)
+        assert (response.status_code in (400, 422), response.json["error"]) == (True, "invalid_request"), path
+    assert version_of(api, game_id) == 2

@@ -16,7 +16,10 @@ import pytest
 from engine import GAMES
 from engine.ai import LEVELS
 
-GAMES_PER_LEVEL = int(os.environ.get("RANDOM_CLIENT_GAMES", "10"))
+PLAYED = os.environ.get("RANDOM_CLIENT_GAMES", "10")
+"""How many games per game and level: `100`, or the game numbers `start:stop` (for splitting a run across processes;
+game n is the same game in any split: its deal and the client's choices are seeded by n)."""
+GAME_NUMBERS = range(*map(int, PLAYED.split(":"))) if ":" in PLAYED else range(int(PLAYED))
 PLAYED_LEVELS = set(os.environ.get("RANDOM_CLIENT_LEVELS", "random,easy").split(","))
 """By default the rule levels. The search levels (`medium`, `hard`) take up to a second a move by design:
 tests/service/test_ai_search.py and the engine's AI properties cover them in every run, and the acceptance run
@@ -41,8 +44,8 @@ def assert_nothing_hidden_shown(game_id: str, view: dict) -> None:
     [(game_id, level) for game_id in sorted(GAMES) for level in LEVELS[game_id] if level in PLAYED_LEVELS],
 )
 def test_random_client_finishes_every_game(api, game_id: str, level: str) -> None:
-    rng = random.Random(f"{game_id}:{level}")
-    for number in range(GAMES_PER_LEVEL):
+    for number in GAME_NUMBERS:
+        rng = random.Random(f"{game_id}:{level}:{number}")
         created = api.create(seats_for(game_id, level), game=game_id, seed=number)
         assert created.status_code == 201, created.json
         view, token = created.json, created.json["player_token"]
