@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Flask
@@ -36,5 +37,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["GAME_IDLE_TTL_SECONDS"], app.config["GAME_RETENTION_SECONDS"],
     )
     ratelimit.init_app(app, store.client.connection_pool, app.config["KEY_PREFIX"])
-    app.extensions["cardroom"] = games.Services(store=store, queue=make_queue(store, app.config["RQ_QUEUE"]))
+    app.extensions["cardroom"] = games.Services(
+        store=store,
+        queue=make_queue(store, app.config["RQ_QUEUE"]),
+        long_polls=threading.BoundedSemaphore(app.config["LONG_POLL_SLOTS"]),
+    )
     return app

@@ -24,6 +24,11 @@ def from_environment() -> dict[str, Any]:
         "RATE_LIMIT_PER_TOKEN": os.environ.get("RATE_LIMIT_PER_TOKEN", "2000/second"),
         "RATE_LIMIT_ENABLED": os.environ.get("RATE_LIMIT_ENABLED", "1") != "0",
         "LONG_POLL_MAX_SECONDS": 30,
+        # Long-polls one process holds at once; the rest answer at once with `Retry-After`, so waiting clients
+        # never take every gunicorn thread from other requests and the health checks.
+        "LONG_POLL_SLOTS": int(
+            os.environ.get("LONG_POLL_SLOTS", str(max(1, int(os.environ.get("GUNICORN_THREADS", "8")) - 2)))
+        ),
         "API_TITLE": "Cardroom",
         "API_VERSION": "1.0.0",
         "OPENAPI_VERSION": "3.0.3",

@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 import secrets
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -77,10 +78,11 @@ LINKS_OF_A_VIEW = {
 
 @dataclass
 class Services:
-    """What the routes need, kept in `app.extensions["cardroom"]`: the store and the AI queue."""
+    """What the routes need, kept in `app.extensions["cardroom"]`: the store, the AI queue, the long-poll slots."""
 
     store: GameStore
     queue: Queue
+    long_polls: threading.BoundedSemaphore
 
 
 def services() -> Services:
@@ -284,14 +286,22 @@ class GameResource(MethodView):
         after = query.get("after_version")
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
         revive_ai_turns(store, services().queue, store.load(game_id), current_app.config["AI_JOB_STALE_SECONDS"])
+        headers = {}
         if after is not None and query["wait"] > 0:
-            store.wait_for_version(game_id, after, min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
+            if services().long_polls.acquire(blocking=False):
+                try:
+                    wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
+                    store.wait_for_version(game_id, after, wait)
+                finally:
+                    services().long_polls.release()
+            else:  # every slot is held: answer now, and ask the client to come back in a second
+                headers["Retry-After"] = "1"
         record = store.load(game_id)
         seat = viewer_seat(record)
-        version = str(record.version)
-        if version in request.if_none_match or (after is not None and record.version <= after):
-            return "", 304, {"ETag": f'"{version}"'}
-        return view_of(record, seat), 200, {"ETag": f'"{version}"'}
+        headers["ETag"] = f'"{record.version}"'
+        if str(record.version) in request.if_none_match or (after is not None and record.version <= after):
+            return "", 304, headers
+        return view_of(record, seat), 200, headers
 
 
 @blp.route("/<game_id>/actions")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import uuid
 
+from service.app import create_app
 from tests.decks import stacked_deck
+from tests.service.conftest import Api, delete_test_keys
 from tests.service.test_durak_http import K1
 
 AI_SEATS = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}]
@@ -111,6 +115,31 @@ def test_long_poll_wakes_on_a_new_version(api):
     assert time.monotonic() - started < 5  # woken by pub/sub, long before the 10 s wait
     quiet = api.request("GET", f"/v1/games/{game_id}?after_version={version + 1}&wait=0.2", tokens[1])
     assert quiet.status_code == 304
+
+
+def test_long_polls_never_take_every_thread(redis_connection):
+    """A process holds at most LONG_POLL_SLOTS long-polls (default: its threads less 2), so waiting clients never
+    starve other requests, health checks included: one more long-poll answers at once, with `Retry-After`."""
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    app = create_app({"REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": prefix, "RQ_QUEUE": prefix,
+                      "TESTING": True, "LONG_POLL_SLOTS": 1})
+    try:
+        api = Api(app, redis_connection)
+        game_id, _ = api.create_humans(K1)
+        version = version_of(api, game_id)
+        url = f"/v1/games/{game_id}?after_version={version}&wait=3"
+        holder = threading.Thread(target=lambda: app.test_client().get(url))
+        holder.start()
+        time.sleep(0.5)  # the holder is waiting now
+        turned_away = api.request("GET", url)
+        assert holder.is_alive()  # answered while the slot is still held
+        assert (turned_away.status_code, turned_away.headers.get("Retry-After")) == (304, "1")
+        holder.join()
+        assert api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=0.2").headers.get(
+            "Retry-After") is None
+    finally:
+        delete_test_keys(redis_connection, prefix)
+        app.extensions["cardroom"].store.client.close()
 
 
 def test_wait_is_capped_at_30_seconds(api):
