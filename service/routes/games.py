@@ -76,6 +76,10 @@ LINKS_OF_A_VIEW = {
 }
 
 
+ARRIVAL_RETRIES = 3
+"""How often an action that lost a compare-and-set race is judged again before the client gets 409."""
+
+
 @dataclass
 class Services:
     """What the routes need, kept in `app.extensions["cardroom"]`: the store, the AI queue, the long-poll slots."""
@@ -322,8 +326,9 @@ class Actions(MethodView):
     def post(self, game_id: str):  # type: ignore[no-untyped-def]
         """Play one action: one of your view's `legal_actions`, verbatim.
 
-        `If-Match` (optional) names the version you saw: an older one gets 412. A repeated `Idempotency-Key`
-        with the same body returns the first response and applies nothing.
+        `If-Match` (optional) names the version you saw: an older one gets 412, and a write that lands first
+        409. Without it, an action that loses a race to another write is judged again on the new state (arrival
+        order). A repeated `Idempotency-Key` with the same body returns the first response and applies nothing.
         """
         store = services().store
         record = store.load(game_id)
@@ -343,7 +348,7 @@ class Actions(MethodView):
                           error="version_conflict")
                 return remembered["body"], remembered["status"], {"ETag": f'"{remembered["body"]["version"]}"'}
         try:
-            new_record = self.play(store, record, seat, body)
+            new_record = self.play_in_arrival_order(store, record, seat, body)
         except BaseException:
             if key:
                 store.release_response(game_id, key)  # rejected: nothing applied, the key may be used again
@@ -361,6 +366,21 @@ class Actions(MethodView):
             except redis.RedisError:
                 log.warning("game %s: the response to an Idempotency-Key was not kept", game_id, exc_info=True)
         return view, 200, {"ETag": f'"{new_record.version}"'}
+
+    def play_in_arrival_order(self, store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
+        """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
+
+        Actions are applied in arrival order, each judged on the state at that moment (talmut.md §3.9). A
+        request with `If-Match` named the version it was meant for: it is not retried (409 / 412).
+        """
+        for _ in range(ARRIVAL_RETRIES):
+            try:
+                return self.play(store, record, seat, body)
+            except VersionConflict:
+                if request.if_match:
+                    raise
+                record = store.load(record.game_id)
+        return self.play(store, record, seat, body)
 
     @staticmethod
     def play(store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:

@@ -392,3 +392,25 @@ def test_ai_pause_is_scheduled_and_matchers_decide_at_once(api):
     api.run_ai()  # seat 2 (random) decides at once whether to match, seat 1 draws when due
     view = api.view(game_id, token).json
     assert view["version"] > version and view["state"]["round"] == 1
+
+
+def test_a_match_that_loses_a_race_is_judged_on_the_state_it_arrives_to(api, monkeypatch):
+    """talmut.md §3.9: actions are applied in arrival order, each judged on the state at that moment. Seat 1's match
+    was read against the state before seat 2's match landed; it is judged again (a wrong match: a penalty card),
+    not refused with 409. With If-Match naming the old version it is refused (409), nothing changed."""
+    game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # window {"7", 0}
+    store = api.app.extensions["cardroom"].store
+    stale = store.load(game_id)
+    play(api, game_id, tokens, "s2 match 1")  # 7E: correct, window {"7", 2}
+    real_load = type(store).load
+    stale_once = iter([stale])
+    monkeypatch.setattr(type(store), "load", lambda self, gid: next(stale_once, None) or real_load(self, gid))
+    pinned = api.act(game_id, tokens[1], action("match 1"), **{"If-Match": f'"{stale.version}"'})
+    assert (pinned.status_code, pinned.json["error"]) == (409, "version_conflict")
+    assert api.view(game_id).json["version"] == stale.version + 1
+    stale_once = iter([stale])
+    response = api.act(game_id, tokens[1], action("match 1"))
+    assert response.status_code == 200, response.json
+    assert response.json["version"] == stale.version + 2
+    assert slot(response.json["state"], "1.1")["card"] == "5B" and response.json["state"]["stock_size"] == 25
