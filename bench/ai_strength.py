@@ -11,6 +11,9 @@ A seat listed only for Talmut's optional actions that chooses nothing lets the t
 and pairing, the first level's win rate with a 95% Wilson interval, and p50/p95 decision times per level.
 
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
+
+`--max-minutes M` stops after M minutes and reports the games finished by then (tasks are shuffled, so every
+pairing gets its share; the few games in flight are dropped).
 """
 
 from __future__ import annotations
@@ -125,6 +128,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairings", default="", help='e.g. "hard-random,hard-medium" (default: all four)')
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default="", help="also write the raw per-game results here")
+    parser.add_argument(
+        "--max-minutes", type=float, default=0,
+        help="stop starting games after this long and report the games finished (0: play them all)",
+    )
     args = parser.parse_args(argv)
     counts = {k: int(v) for k, v in (item.split("=") for item in args.counts.split(",") if item)}
 
@@ -144,13 +151,18 @@ def main(argv: list[str] | None = None) -> None:
     ]
     random.Random(0).shuffle(tasks)  # mix long and short games across the processes
     started = time.perf_counter()
+    results = []
     with multiprocessing.Pool(args.processes) as pool:
-        results = pool.map(play_one, tasks, chunksize=1)
+        for result in pool.imap_unordered(play_one, tasks, chunksize=1):
+            results.append(result)
+            if args.max_minutes and time.perf_counter() - started > 60 * args.max_minutes:
+                pool.terminate()  # the games in flight are dropped, never counted half-played
+                break
     elapsed = time.perf_counter() - started
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle)
-    print(f"{len(tasks)} games in {elapsed:.0f} s with {args.processes} processes\n")
+    print(f"{len(results)} of {len(tasks)} games in {elapsed:.0f} s with {args.processes} processes\n")
     print("| game | pairing | games | first level wins | win rate | 95% CI (Wilson) | draws | shared best |")
     print("|---|---|---:|---:|---:|---|---:|---:|")
     for game_id in games:
