@@ -5,6 +5,7 @@ Usage: python examples/bot.py [SERVER_URL]   (default http://127.0.0.1:8000; nee
 
 import random
 import sys
+import time
 
 import requests
 
@@ -25,9 +26,11 @@ def main(server: str) -> None:
             headers = {"If-Match": f'"{view["version"]}"'}
             response = session.post(f"{game_url}/actions", json=random.choice(moves), headers=headers, timeout=10)
         else:
-            # Long-poll: the server answers as soon as the AI has moved (304 if it has not within 20 s).
+            # Long-poll: the server answers as soon as the AI has moved (304 if it has not within 20 s). A busy
+            # server may answer at once with Retry-After: wait that long before asking again.
             response = session.get(game_url, params={"after_version": view["version"], "wait": 20}, timeout=30)
             if response.status_code == 304:
+                time.sleep(float(response.headers.get("Retry-After", 0)))
                 continue
         response.raise_for_status()
         view = response.json()

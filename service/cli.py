@@ -36,9 +36,10 @@ def start_embedded_redis(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
             "--unixsocketperm", "700",
             "--dir", str(data_dir),
             "--dbfilename", "cardroom.rdb",
-            "--save", "60 1",
+            "--save", "60", "1",  # redis-server joins the words after an option; "60 1" as one word turns it off
             "--logfile", str(data_dir / "redis.log"),
-        ]
+        ],
+        start_new_session=True,  # Ctrl-C reaches `serve` only, which stops Redis last (`serve`)
     )
     url = f"unix://{socket}"
     deadline = time.monotonic() + 10
@@ -55,17 +56,22 @@ def start_embedded_redis(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Run gunicorn (and, without REDIS_URL, an embedded Redis and one RQ worker) until Ctrl-C."""
+    """Run gunicorn (and, without REDIS_URL, an embedded Redis and one RQ worker) until Ctrl-C.
+
+    The children run in sessions of their own, so a terminal's Ctrl-C (SIGINT to its whole process group) reaches
+    only this process, which stops gunicorn and the worker first and then saves and shuts down Redis.
+    """
     environment = dict(os.environ, CARDROOM_BIND=f"{args.host}:{args.port}")
     children: list[subprocess.Popen[bytes]] = []
     redis_process = None
     if "REDIS_URL" not in os.environ:
         redis_process, environment["REDIS_URL"] = start_embedded_redis(Path(args.data_dir).resolve())
-        children.append(subprocess.Popen([sys.executable, "-m", "worker"], env=environment))
+        children.append(subprocess.Popen([sys.executable, "-m", "worker"], env=environment, start_new_session=True))
     children.append(
         subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", "service.wsgi:app"],
             env=environment,
+            start_new_session=True,
         )
     )
     print(f"Cardroom on http://{args.host}:{args.port} (docs at /docs); Ctrl-C stops it", flush=True)

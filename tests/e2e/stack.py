@@ -150,7 +150,12 @@ def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:
 
 
 def call(session: requests.Session, method: str, url: str, timeout: float = 25, **kwargs) -> requests.Response:
-    """One HTTP request that must not be a 5xx (the server never fails on legal traffic)."""
+    """One HTTP request that must not be a 5xx (the server never fails on legal traffic).
+
+    A long-poll turned away because every slot is busy (304 with `Retry-After`) waits that long, as a client should.
+    """
     response = session.request(method, url, timeout=timeout, **kwargs)
     assert response.status_code < 500, f"{method} {url}: {response.status_code} {response.text[:500]}"
+    if response.status_code == 304 and "Retry-After" in response.headers:
+        time.sleep(float(response.headers["Retry-After"]))
     return response
