@@ -46,13 +46,15 @@ def ctrl_c(server: subprocess.Popen[bytes]) -> str:
 
 def test_ctrl_c_stops_everything_cleanly_and_games_survive_a_restart(tmp_path: Path) -> None:
     port = free_port()
-    server = start(tmp_path, port)
     base = f"http://127.0.0.1:{port}"
     session = requests.Session()
-    created = call(session, "POST", f"{base}/v1/games", json={
-        "game": "durak", "seats": [{"kind": "ai", "level": "random"}, {"kind": "ai", "level": "random"}]})
-    game_id = created.json()["game_id"]
-    output = ctrl_c(server)
+    server = start(tmp_path, port)
+    try:
+        created = call(session, "POST", f"{base}/v1/games", json={
+            "game": "durak", "seats": [{"kind": "ai", "level": "random"}, {"kind": "ai", "level": "random"}]})
+        game_id = created.json()["game_id"]
+    finally:
+        output = ctrl_c(server)
     assert "Traceback" not in output, output[-3000:]  # the worker never outlives its Redis
     assert (tmp_path / "cardroom.rdb").exists()
     server = start(tmp_path, port)
