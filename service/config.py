@@ -26,9 +26,7 @@ def from_environment() -> dict[str, Any]:
         "LONG_POLL_MAX_SECONDS": 30,
         # Long-polls one process holds at once; the rest answer at once with `Retry-After`, so waiting clients
         # never take every gunicorn thread from other requests and the health checks.
-        "LONG_POLL_SLOTS": int(
-            os.environ.get("LONG_POLL_SLOTS", str(max(1, int(os.environ.get("GUNICORN_THREADS", "8")) - 2)))
-        ),
+        "LONG_POLL_SLOTS": int(os.environ.get("LONG_POLL_SLOTS", str(max(1, gunicorn_threads() - 2)))),
         "API_TITLE": "Cardroom",
         "API_VERSION": "1.0.0",
         "OPENAPI_VERSION": "3.0.3",
@@ -41,6 +39,14 @@ def from_environment() -> dict[str, Any]:
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         },
     }
+
+
+def gunicorn_threads() -> int:
+    """Threads per gunicorn worker process (`GUNICORN_THREADS`, default 8).
+
+    gunicorn's `threads` and the default of `LONG_POLL_SLOTS` read this one number.
+    """
+    return int(os.environ.get("GUNICORN_THREADS", "8"))
 
 
 def redis_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily by callers that need it

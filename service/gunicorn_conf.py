@@ -11,6 +11,7 @@
 
 import os
 
+from service.config import gunicorn_threads
 from service.metrics import prepare_multiprocess_dir, remove_temporary_multiprocess_dir
 
 bind = os.environ.get("CARDROOM_BIND", "127.0.0.1:8000")
@@ -18,7 +19,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 # Long-polls hold a request up to 30 s: threads keep other requests flowing, and gthread is not killed at
 # `timeout` while a request waits (a sync worker would be, mid-request).
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", "8"))
+threads = gunicorn_threads()
 timeout = 60
 graceful_timeout = 10
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
