@@ -13,7 +13,9 @@ credited with its mover's reward. The move is the root edge with the most visits
 
 Budgets are per level: an iteration count and a wall-time limit; whichever runs out first ends the search,
 which then plays its best move so far. With the wall time well above what the iterations need, the choice is
-a pure function of (view, history, rng seed).
+a pure function of (view, history, rng seed). The search also stops once its most visited move is further ahead
+of the next than the iterations it has left (by count, and by time at `RATE_MARGIN` times its rate so far): no
+later iteration could change the move, so that stop only saves time (exactly so when the count bounds it).
 
 Per-game hooks (module attributes of `engine/ai/<game>.py`):
 - `sample_state(view, history, rng) -> State` (required): the determinizer.
@@ -23,6 +25,8 @@ Per-game hooks (module attributes of `engine/ai/<game>.py`):
   Talmut drops matches on cards the seat does not know).
 - `rollout_action(state, rng) -> (seat, action) | None`: the playout policy (default: uniform over the legal
   actions of the seat that must act).
+- `prepare_rollout(view, history) -> rollout_action`: the same, built once per search from what the seat has seen
+  (Tadmur models how often the opponent guesses).
 - `evaluate(state, start) -> list[float] | None`: rewards per seat in [0, 1] if the playout stops here (default:
   only at the game's end, 1 for a winner, 0 for a loser, 0.5 for a draw); `start` is the sampled root state.
 - `ROLLOUT_LIMIT: int`, `estimate(state) -> list[float]`: a playout longer than this many moves stops and is
@@ -47,6 +51,10 @@ if TYPE_CHECKING:
 EXPLORATION = 0.7
 """UCB constant for rewards in [0, 1]."""
 DEFAULT_ROLLOUT_LIMIT = 400
+CHECK_EVERY = 16
+"""Iterations between two checks whether the move is already decided."""
+RATE_MARGIN = 1.5
+"""How much faster than so far the rest of a search is assumed able to run when judging if its move is decided."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +183,11 @@ def ismcts(
             return determinize(view, history, rng)
 
     optional: frozenset[str] = getattr(game, "OPTIONAL_ACTIONS", frozenset())
-    rollout_action = getattr(hooks, "rollout_action", None) or _default_rollout(game, optional)
+    prepare_rollout = getattr(hooks, "prepare_rollout", None)
+    if prepare_rollout is not None:
+        rollout_action = prepare_rollout(view, history)
+    else:
+        rollout_action = getattr(hooks, "rollout_action", None) or _default_rollout(game, optional)
     evaluate = getattr(hooks, "evaluate", None)
     estimate = getattr(hooks, "estimate", None)
     limit: int = getattr(hooks, "ROLLOUT_LIMIT", DEFAULT_ROLLOUT_LIMIT)
@@ -186,6 +198,8 @@ def ismcts(
     seats = 0
 
     while iterations < budget.iterations and (iterations == 0 or time.perf_counter() < deadline):
+        if iterations % CHECK_EVERY == 0 and iterations and _decided(root, me, started, iterations, budget):
+            break
         iterations += 1
         state = sample(rng)
         start = state
@@ -262,6 +276,16 @@ def ismcts(
     if best is None:
         return root_actions[0]
     return root_keys[_key(best.action)]
+
+
+def _decided(root: _Node, me: Seat, started: float, iterations: int, budget: Budget) -> bool:
+    """Whether the most visited root move leads the next by more than the iterations the search may still run."""
+    visits = sorted((edge.visits for (seat, _), edge in root.edges.items() if seat == me), reverse=True)  # type: ignore[misc]
+    if len(visits) < 2:
+        return False
+    now = time.perf_counter()
+    by_time = RATE_MARGIN * iterations * (started + budget.seconds - now) / max(now - started, 1e-9)
+    return visits[0] - visits[1] > min(budget.iterations - iterations, math.ceil(by_time))
 
 
 def _stop(game: Any, state: Any, start: Any, seats: int, evaluate: Any) -> list[float] | None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import Card
@@ -25,6 +26,10 @@ REACHABLE_WEIGHT = 3
 """How much likelier a target is when the opponent's row can still be completed towards it (see `candidates`)."""
 THREAT = 0.5
 """Guess before the lock when the opponent can complete with at least this chance."""
+GUESS_PRIOR = 0.1
+"""The search's playouts: how often a seat guesses in a turn, before the opponent has shown its own rate."""
+PRIOR_TURNS = 2
+"""How many observed turns `GUESS_PRIOR` counts as."""
 
 
 def rank_of(code: str) -> int:
@@ -163,27 +168,64 @@ def _best_placement(
 # Search (engine.ai.search): the determinizer
 
 
+@dataclass(frozen=True, slots=True)
+class OpponentTurn:
+    """One finished turn of the opponent, replayed from the history (tadmur.md §3.3).
+
+    `end` and `empty` are its row's chain end and empty spaces when the turn ended; `guessed` says it made a
+    (wrong) guess in the turn (§3.6), `passed` that the turn ended with a pass (§3.9), `locked` that guessing
+    was locked for the whole turn (§3.8).
+    """
+
+    end: str
+    empty: int
+    guessed: bool
+    passed: bool
+    locked: bool
+
+
+def opponent_turns(view: SeatView, history: Sequence[JSON]) -> list[OpponentTurn]:
+    """Every finished turn of the opponent of `view["you"]`, oldest first, replayed from the public events."""
+    opponent = 1 - view["you"]
+    ends = [row["starter"] for row in view["state"]["rows"]]
+    empty = [7, 7]
+    guessed = False
+    turns = []
+    for event in history:
+        seat, kind = event.get("seat"), event.get("type")
+        if kind == "guessed" and not event["correct"]:
+            empty[seat] += 1
+            guessed = guessed or seat == opponent
+        elif kind in ("placed", "passed") and seat == opponent:
+            locked = not guessed and 1 in empty
+            if kind == "placed":
+                ends[seat], empty[seat] = event["card"], event["empty"]
+            turns.append(OpponentTurn(ends[seat], empty[seat], guessed, kind == "passed", locked))
+            guessed = False
+        elif kind == "placed":
+            ends[seat], empty[seat] = event["card"], event["empty"]
+    return turns
+
+
 def opponent_passes(view: SeatView, history: Sequence[JSON]) -> list[tuple[str, int]]:
     """(chain end, empty spaces) of the opponent's row at each of its passes, replayed from the history.
 
     A pass is legal only with no placeable card (tadmur.md §3.9), and hands only shrink (§2.5), so at each such
     moment none of the opponent's current cards fitted its row then.
     """
-    opponent = 1 - view["you"]
-    end = view["state"]["rows"][opponent]["starter"]
-    empty = 7
-    passes = []
-    for event in history:
-        if event.get("seat") != opponent:
-            continue
-        kind = event.get("type")
-        if kind == "placed":
-            end, empty = event["card"], event["empty"]
-        elif kind == "guessed" and not event["correct"]:
-            empty += 1
-        elif kind == "passed":
-            passes.append((end, empty))
-    return passes
+    return [(turn.end, turn.empty) for turn in opponent_turns(view, history) if turn.passed]
+
+
+def opponent_guess_rate(view: SeatView, history: Sequence[JSON]) -> float:
+    """How often the opponent guesses in a turn where it may guess and can place, as the playouts assume.
+
+    The share of such turns (not locked, not ended by a pass) in which it guessed, starting from the prior
+    `GUESS_PRIOR` counted as `PRIOR_TURNS` turns: a uniform random seat guesses in about 4 turns of 5 (13 guesses
+    against a few placements listed), a careful one rarely, and the first turns tell them apart.
+    """
+    turns = [turn for turn in opponent_turns(view, history) if not turn.locked and not turn.passed]
+    guesses = sum(turn.guessed for turn in turns)
+    return (guesses + GUESS_PRIOR * PRIOR_TURNS) / (len(turns) + PRIOR_TURNS)
 
 
 def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> TadmurState:
@@ -250,22 +292,45 @@ def _no_fit(hand: Sequence[int], end: int, empty: int, target: int) -> bool:
     return not any(_adjacent(card, end) and (empty != 1 or _adjacent(card, target)) for card in hand)
 
 
-def rollout_action(state: TadmurState, rng: random.Random) -> tuple[int, Action] | None:
-    """The playout policy: place (preferring cards that keep the own target reachable), guess now and then.
+def root_actions(view: SeatView) -> list[Action]:
+    """The moves the search weighs: every placement, the pass, and one guess, of the likeliest rank.
 
-    It reads the sampled state's own row only; a guess names a uniform allowed rank, never the sampled target.
+    Every wrong guess costs the same (one space, tadmur.md §3.6), so a guess of a less likely rank (by
+    `candidates`, ties to the first in rank order) only lowers the chance of winning; dropping those leaves the
+    search its samples for the real choice, guess or not.
     """
-    seat = state.turn
-    actions = [action for action in tadmur_game.legal_actions(state, seat) if action["type"] != "resign"]
-    if not actions:
-        return None
-    places = [action for action in actions if action["type"] == "place"]
+    actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
     guesses = [action for action in actions if action["type"] == "guess"]
-    if guesses and (not places or rng.random() < 0.1):
-        return seat, rng.choice(guesses)
-    if not places:
-        return seat, actions[-1]
-    row = state.rows[seat]
-    target = row.target.rank
-    keep = [a for a in places if row.empty == 1 or reachable(target - rank_of(a["card"]), row.empty)]
-    return seat, rng.choice(keep or places)
+    if not guesses:
+        return actions
+    weights = candidates(view)
+    best = max(guesses, key=lambda action: weights.get(action["rank"], 0))
+    return [action for action in actions if action["type"] != "guess"] + [best]
+
+
+def prepare_rollout(view: SeatView, history: Sequence[JSON]) -> Callable[[TadmurState, random.Random], Any]:
+    """The playout policy of one search: place (keeping the own target reachable), guess now and then.
+
+    The searching seat guesses with chance `GUESS_PRIOR` per turn, the opponent at its `opponent_guess_rate`;
+    a seat with no placement always guesses while it may. A guess names a uniform allowed rank, never the
+    sampled target; only each seat's own row is read.
+    """
+    rates = {view["you"]: GUESS_PRIOR, 1 - view["you"]: opponent_guess_rate(view, history)}
+
+    def rollout_action(state: TadmurState, rng: random.Random) -> tuple[int, Action] | None:
+        seat = state.turn
+        actions = [action for action in tadmur_game.legal_actions(state, seat) if action["type"] != "resign"]
+        if not actions:
+            return None
+        places = [action for action in actions if action["type"] == "place"]
+        guesses = [action for action in actions if action["type"] == "guess"]
+        if guesses and (not places or rng.random() < rates[seat]):
+            return seat, rng.choice(guesses)
+        if not places:
+            return seat, actions[-1]
+        row = state.rows[seat]
+        target = row.target.rank
+        keep = [a for a in places if row.empty == 1 or reachable(target - rank_of(a["card"]), row.empty)]
+        return seat, rng.choice(keep or places)
+
+    return rollout_action

@@ -89,6 +89,27 @@ def test_search_respects_its_iteration_budget_and_is_deterministic_for_a_seed(ga
     assert sum(first.visits.values()) >= 15 - 1  # every iteration but a terminal root expansion visits a root edge
 
 
+def test_a_search_stops_once_its_move_is_decided_and_plays_the_same_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """engine.ai.search: a search bounded by iterations stops when the leader is further ahead than the iterations
+    left, and plays what the whole budget would have played (the check switched off by a huge `CHECK_EVERY`).
+    """
+    budget = Budget(iterations=200, seconds=60)
+    stopped = []
+    for game_id, seats in TABLES:
+        for seed in range(3):
+            _, view = views_for(game_id, seats, seed, steps=8 + 5 * seed)
+            early, whole = SearchStats(), SearchStats()
+            chosen = ismcts(view, random.Random(seed), budget, early)
+            with monkeypatch.context() as patch:
+                patch.setattr(search, "CHECK_EVERY", 10**9)
+                assert ismcts(view, random.Random(seed), budget, whole) == chosen
+            if 0 < early.iterations < budget.iterations:
+                first, second = sorted(early.visits.values(), reverse=True)[:2]
+                assert first - second > budget.iterations - early.iterations
+                stopped.append((game_id, seats, seed))
+    assert len(stopped) >= 3, stopped
+
+
 def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
     _, view = views_for("durak", 2, 3, steps=5)
     stats = SearchStats()

@@ -1,16 +1,17 @@
-"""The `easy` Tadmur AI: target tracking, parity and when to guess, reading only the JSON view (engine/ai/tadmur.py)."""
+"""The Tadmur AI, reading only the JSON view (engine/ai/tadmur.py): `easy`'s target tracking, parity and when to
+guess; the search hooks' root moves and opponent model."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from engine.ai import SeatView, choose_action
-from engine.ai.tadmur import candidates
+from engine.ai import SeatView, choose_action, history_entry
+from engine.ai.tadmur import candidates, opponent_guess_rate, opponent_turns, prepare_rollout, root_actions
 from engine.games import tadmur
 from engine.games.tadmur import RANKS, TadmurState
 from tests.decks import cards
-from tests.engine.tadmur.test_scenarios import D1, D2, D3, deal, play
+from tests.engine.tadmur.test_scenarios import D1, D2, D3, PASS, deal, play
 
 
 def seat_view(state: TadmurState, seat: int) -> SeatView:
@@ -118,3 +119,75 @@ def test_easy_keeps_its_target_reachable() -> None:
     view["state"]["hand"] = ["5C", "6D", "8S", "9D"]
     view["legal_actions"] = [{"type": "place", "card": "6D"}, {"type": "place", "card": "8S"}, {"type": "resign"}]
     assert {easy(view, seed)["card"] for seed in range(10)} == {"8S"}
+
+
+def played_with_history(moves: list[tuple[int, dict[str, Any]]], seat: int) -> tuple[TadmurState, list[Any]]:
+    """D1 after `moves`, with the event history as `seat` sees it."""
+    state, history = deal(D1), []
+    for version, (mover, action) in enumerate(moves, start=2):
+        state, events = tadmur.apply(state, mover, action)
+        history += [history_entry(version, event, seat) for event in events]
+    return state, history
+
+
+GUESSING_OPPONENT = [
+    (0, {"type": "place", "card": "6H"}),
+    (1, {"type": "guess", "rank": "4"}), (1, {"type": "place", "card": "QS"}),
+    (0, {"type": "place", "card": "7H"}),
+    (1, {"type": "place", "card": "JD"}),
+    (0, {"type": "place", "card": "8H"}),
+    (1, {"type": "guess", "rank": "2"}), (1, {"type": "place", "card": "10D"}),
+]
+"""D1: seat 1 guesses wrong in two of its three turns (its target is 8D)."""
+
+
+def test_the_opponent_model_counts_guesses_per_turn() -> None:
+    """tadmur.md §3.3, §3.6: seat 1 guessed in 2 of 3 turns; with the prior 0.1 counted as 2 turns the rate is
+    (2 + 0.2) / (3 + 2) = 0.44. Its row ends at 10D with 6 empty spaces (three placements, two wrong guesses).
+    """
+    state, history = played_with_history(GUESSING_OPPONENT, 0)
+    view = seat_view(state, 0)
+    turns = opponent_turns(view, history)
+    assert [(t.end, t.empty, t.guessed, t.passed, t.locked) for t in turns] == [
+        ("QS", 7, True, False, False), ("JD", 6, False, False, False), ("10D", 6, True, False, False)
+    ]
+    assert opponent_guess_rate(view, history) == 2.2 / 5
+
+
+def test_the_opponent_model_leaves_out_locked_turns_and_passes() -> None:
+    """tadmur.md §3.9, §8.8: neither seat of D3 can place; seat 0's turns end with a pass and say nothing about
+    how often it guesses with a card to place, so for seat 1 it keeps the prior 0.1.
+    """
+    state = deal(D3)
+    history: list[Any] = []
+    moves = [(0, PASS), (1, {"type": "guess", "rank": "5"}), (1, PASS), (0, PASS)]
+    for version, (mover, action) in enumerate(moves, start=2):
+        state, events = tadmur.apply(state, mover, action)
+        history += [history_entry(version, event, 1) for event in events]
+    view = seat_view(state, 1)
+    assert [turn.passed for turn in opponent_turns(view, history)] == [True, True]
+    assert opponent_guess_rate(view, history) == 0.1
+
+
+def test_the_search_weighs_every_placement_and_one_guess() -> None:
+    """tadmur.md §3.6: every wrong guess costs one space, so only the likeliest rank is weighed: `4` (weight 9 in
+    seat 0's view of D1, see the first test) beside the three cards that fit 5H.
+    """
+    assert root_actions(seat_view(deal(D1), 0)) == [
+        {"type": "place", "card": "4D"}, {"type": "place", "card": "6H"}, {"type": "place", "card": "6D"},
+        {"type": "guess", "rank": "4"},
+    ]
+
+
+def test_playouts_let_the_opponent_guess_at_its_observed_rate() -> None:
+    """The playout guesses for seat 1 at its rate 0.44 (first test) and for the searching seat 0 at the prior 0.1:
+    1,000 seeded playout steps for each land within 0.05 of those rates.
+    """
+    state, history = played_with_history(GUESSING_OPPONENT, 0)
+    rollout = prepare_rollout(seat_view(state, 0), history)
+    rng = random.Random(7)
+    mine = sum(rollout(state, rng)[1]["type"] == "guess" for _ in range(1000))  # type: ignore[index]
+    theirs_state = play(state, "s0 place 9H")
+    theirs = sum(rollout(theirs_state, rng)[1]["type"] == "guess" for _ in range(1000))  # type: ignore[index]
+    assert abs(mine / 1000 - 0.1) < 0.05
+    assert abs(theirs / 1000 - 0.44) < 0.05
