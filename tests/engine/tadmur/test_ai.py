@@ -169,6 +169,19 @@ def test_the_opponent_model_leaves_out_locked_turns_and_passes() -> None:
     assert opponent_guess_rate(view, history) == 0.1
 
 
+def test_the_opponent_model_marks_turns_under_the_lock() -> None:
+    """tadmur.md §3.8: after seat 0's sixth card (JH) its row has one empty space, so seat 1's next turn is locked
+    and not counted: 0 guesses in 5 open turns gives (0 + 0.2) / (5 + 2).
+    """
+    moves = []
+    for mine, theirs in zip("6H 7H 8H 9H 10H JH".split(), "QS JD 10D 9C 8C 7C".split(), strict=True):
+        moves += [(0, {"type": "place", "card": mine}), (1, {"type": "place", "card": theirs})]
+    state, history = played_with_history(moves, 0)
+    view = seat_view(state, 0)
+    assert [turn.locked for turn in opponent_turns(view, history)] == [False] * 5 + [True]
+    assert opponent_guess_rate(view, history) == 0.2 / 7
+
+
 def test_the_search_weighs_every_placement_and_one_guess() -> None:
     """tadmur.md §3.6: every wrong guess costs one space, so only the likeliest rank is weighed: `4` (weight 9 in
     seat 0's view of D1, see the first test) beside the three cards that fit 5H.
