@@ -60,6 +60,7 @@ class CreateGameSchema(ma.Schema):
         }
     )
     seed = fields.Integer(
+        strict=True,
         validate=validate.Range(min=0, max=2**63 - 1), metadata={"description": "makes the shuffle reproducible"}
     )
 
@@ -68,7 +69,7 @@ class JoinSchema(ma.Schema):
     """Take an open human seat (the lowest open one unless `seat` is given)."""
 
     name = name_field(required=True)
-    seat = fields.Integer(validate=validate.Range(min=0, max=7))
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7))
 
 
 class SeatViewSchema(ma.Schema):

@@ -71,6 +71,23 @@ def test_error_codes(api):
     assert (finished.status_code, finished.json["error"]) == (409, "game_finished")
 
 
+def test_numbers_in_a_body_must_be_json_integers(api):
+    """shared/API.md: `seed` and a join's `seat` are integers; a string "42" or a 1.5 is `invalid_request` (not
+    read as 42 or cut to 1), and no game is created or seat taken."""
+    humans = [{"kind": "human", "name": "Ann"}, {"kind": "human"}]
+    before = api.request("GET", "/v1/games?limit=100").json["games"]
+    for seed in ("42", 1.5, True):
+        response = api.create(humans, seed=seed)
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), seed
+    assert api.request("GET", "/v1/games?limit=100").json["games"] == before
+    game_id = api.create(humans).json["game_id"]
+    for seat in ("1", 1.0):
+        response = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "seat": seat})
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), seat
+    view = api.view(game_id).json
+    assert (view["version"], view["status"], view["seats"][1]["name"]) == (1, "waiting", None)
+
+
 def test_rejected_action_changes_nothing(api):
     game_id, tokens = api.create_humans(K1)
     before = api.view(game_id, tokens[0]).json
