@@ -303,7 +303,8 @@ class GameResource(MethodView):
         record = store.load(game_id)
         seat = viewer_seat(record)
         headers["ETag"] = f'"{record.version}"'
-        if str(record.version) in request.if_none_match or (after is not None and record.version <= after):
+        # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
+        if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
             return "", 304, headers
         return view_of(record, seat), 200, headers
 

@@ -112,6 +112,10 @@ def test_etag_and_not_modified(api):
     assert first.headers["ETag"] == f'"{first.json["version"]}"'
     again = api.view(game_id, tokens[0], **{"If-None-Match": first.headers["ETag"]})
     assert again.status_code == 304
+    # RFC 9110 §13.1.2: If-None-Match compares weakly, so a weak tag of the version (as a proxy may send) matches
+    version = first.json["version"]
+    for tags, status in ((f'W/"{version}"', 304), (f'"0", W/"{version}"', 304), (f'W/"{version + 1}"', 200)):
+        assert api.view(game_id, tokens[0], **{"If-None-Match": tags}).status_code == status, tags
 
 
 def test_long_poll_wakes_on_a_new_version(api):
