@@ -104,8 +104,12 @@ def bearer_token() -> str | None:
 
 
 def viewer_seat(record: GameRecord) -> int | None:
-    """The seat of the request's token, or None without a token (a spectator); aborts 401 for a token of no seat."""
-    return None if bearer_token() is None else player_seat(record)
+    """The seat of the request's token, or None with no `Authorization` header (a spectator).
+
+    Aborts 401 for any other credentials, a token of no seat or a scheme other than Bearer, as `player_seat` does:
+    a client that sent credentials meant to be seated, and must not get a spectator's view without being told.
+    """
+    return None if "Authorization" not in request.headers else player_seat(record)
 
 
 def player_seat(record: GameRecord) -> int:

@@ -46,6 +46,8 @@ def test_error_codes(api):
         (api.act(game_id, "not-a-token", {"type": "resign"}), 401, "unauthorized"),
         (api.request("POST", f"/v1/games/{game_id}/actions", json={"type": "resign"}), 401, "unauthorized"),
         (api.view(game_id, "not-a-token"), 401, "unauthorized"),
+        (api.view(game_id, Authorization="Basic QW5uOnB3"), 401, "unauthorized"),  # credentials, but not ours
+        (api.request("GET", f"/v1/games/{game_id}/events", Authorization="Bearer"), 401, "unauthorized"),
         (api.act(game_id, tokens[1], {"type": "attack", "card": "8S"}), 403, "not_your_turn"),
         (api.act(game_id, tokens[0], {"type": "attack", "card": "8S"}), 422, "illegal_action"),
         (api.act(game_id, tokens[0], {"type": "attack", "card": "8s"}), 422, "invalid_request"),
