@@ -9,7 +9,9 @@ Optional hooks: a game module may also define these; callers use `getattr(module
   `withdraw`); an AI listed only for them may choose nothing.
 - `with_ai_seats(state, seats) -> state`: told once, at creation, which seats an AI plays from the start.
 - `seats_handed_to_ai(state) -> {seat: level}`: seats the rules now hand to an AI (a resigned Talmut seat).
-- `ai_delay_ms(state, seat) -> int`: how long an AI in `seat` should wait before acting (0: at once).
+- `ai_delay_ms(state, seat) -> int`: how long an AI in `seat` should wait before acting (0: at once). The wait
+  counts from the first of the consecutive versions in which it is > 0 for that seat (service/turns.py), so a
+  game returns 0 for at least one version between two waits.
 """
 
 from __future__ import annotations

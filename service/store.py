@@ -71,7 +71,12 @@ class SeatRecord:
 
 @dataclass
 class GameRecord:
-    """A game as stored: metadata, seats and the engine state (`engine` game module's `dump_state` output)."""
+    """A game as stored: metadata, seats and the engine state (`engine` game module's `dump_state` output).
+
+    `ai_delays_since` maps a seat (its number as a string: a JSON key) to the Unix time in seconds at which the
+    AI delay it has at this version began (service/turns.py `ai_delays_since`), e.g. `{"1": 1764500000.25}`;
+    records stored before the field existed load with `{}`, which schedules from the time of reading.
+    """
 
     game_id: str
     game: str
@@ -83,6 +88,7 @@ class GameRecord:
     state: dict[str, Any]
     result: dict[str, Any] | None = None
     ai_failures: dict[str, int] = field(default_factory=dict)
+    ai_delays_since: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> str:
         """The stored JSON text."""

@@ -79,6 +79,7 @@ def play(
         state=game.dump_state(state),
         status="finished" if result else "active",
         result=result.to_json() if result else None,
+        ai_delays_since=ai_delays_since(record, state, time.time()),
     )
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
@@ -123,6 +124,27 @@ def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record
     wake_ai(store, queue, new_record)
 
 
+def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, float]:
+    """When the AI delay of each seat at `state`, the game's state after `record`, began: the next record's field.
+
+    Returns `{seat number as a string: Unix time in seconds}`, e.g. `{"1": 1764500000.25}`: one entry per seat
+    whose optional `ai_delay_ms(state, seat)` is > 0, holding the time kept in `record` if the seat's delay was
+    already running there (`record` has entries only for such seats), else `now`. A wait thus counts from the
+    version that began it, as talmut.md §3.18 asks (from the discard that opened the window): were it counted
+    from the latest version, every match (§3.10, §3.11) would restart it and repeated matches could put off the
+    AI's draw for ever. The hook's contract (engine/protocol.py) makes consecutive versions with a delay for a
+    seat one wait. Human seats count too, so a turn seat that resigns (§3.17) hands its AI the running pause.
+    """
+    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
+    if delay_of is None:
+        return {}
+    return {
+        str(seat): record.ai_delays_since.get(str(seat), now)
+        for seat in range(len(record.seats))
+        if delay_of(state, seat) > 0
+    }
+
+
 def ai_seats_to_act(record: GameRecord) -> list[int]:
     """The AI seats that may act now in an active game."""
     if record.status != "active":
@@ -138,17 +160,21 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
     A seat the game asks to wait (its optional `ai_delay_ms(state, seat)` > 0, e.g. Talmut's `match_pause_ms`
-    before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_in`; the
-    worker runs `with_scheduler=True`), so no web or worker process ever sleeps. If the game moves on meanwhile,
-    the job finds a newer version and does nothing. RQ keeps scheduled times in whole seconds and polls once a
-    second, so the due time is rounded up to a whole second: the wait is never shorter than asked (fair to the
-    humans who may match) and at most about two seconds longer.
+    before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_at`; the
+    worker runs `with_scheduler=True`), so no web or worker process ever sleeps. The wait counts from when it
+    began (`record.ai_delays_since`; from now when the record has no entry for the seat), so a job for a later
+    version of the same wait is due at the same time, and at once when that time has passed. If the game moves
+    on meanwhile, the job finds a newer version and does nothing. RQ keeps scheduled times in whole seconds and
+    polls once a second, so the due time is rounded up to a whole second: the wait is never shorter than asked
+    (fair to the humans who may match) and at most about two seconds longer.
     """
     delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
     state = GAMES[record.game].load_state(record.state) if seats and delay_of is not None else None
+    now = time.time()
     for seat in seats:
         delay_ms = delay_of(state, seat) if delay_of is not None else 0
+        due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
         job = {
             "args": (store.prefix, record.game_id, record.version, seat),
             "job_id": ai_job_id(record.game_id, record.version, seat),
@@ -157,8 +183,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
             "unique": True,
         }
         try:
-            if delay_ms > 0:
-                due = math.ceil(time.time() + delay_ms / 1000)
+            if due > now:
                 queue.enqueue_at(datetime.fromtimestamp(due, tz=UTC), AI_JOB, **job)
             else:
                 queue.enqueue(AI_JOB, **job)

@@ -603,7 +603,9 @@ def ai_delay_ms(state: TalmutState, seat: Seat) -> int:
     """How long an AI in `seat` waits before acting now, in milliseconds (talmut.md §3.18).
 
     `match_pause_ms` when its next action would close an open window (the turn seat in phase `draw`), else 0.
-    Timing only, never legality.
+    Timing only, never legality. It stays > 0 through matches, withdrawals and resignations while the window is
+    open, and a draw or a call, which closes it, makes it 0: so the wait, counted from the first state with it
+    (engine/protocol.py), starts at the discard that opened the window.
     """
     if state.window is not None and seat == state.turn and state.phase == "draw":
         return state.options.match_pause_ms

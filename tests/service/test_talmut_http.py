@@ -10,10 +10,15 @@ rebuilt stock is drawn card by card.
 
 from __future__ import annotations
 
+import json
 import time
+from types import SimpleNamespace
 
+from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from service import turns
+from service.store import GameRecord
 from tests.engine.talmut.notation import E1, E2, E3, E4, action, legal
 
 TALMUT = "talmut"
@@ -392,6 +397,87 @@ def test_ai_pause_is_scheduled_and_matchers_decide_at_once(api):
     api.run_ai()  # seat 2 (random) decides at once whether to match, seat 1 draws when due
     view = api.view(game_id, token).json
     assert view["version"] > version and view["state"]["round"] == 1
+
+
+START = 2_000_000_000
+"""A whole second of the tests' clock, so every due time is exact."""
+
+
+def clocked_game(api, monkeypatch, seats):
+    """A Talmut game on E1 with `match_pause_ms` 1500 and `service.turns` on a clock set by `clock[0]`.
+
+    Returns (game_id, token per seat or None for an AI seat, clock, `due(seat)`): when the scheduled AI job of
+    `seat` at the current version is due, in Unix seconds.
+    """
+    clock = [START + 0.25]
+    monkeypatch.setattr(turns, "time", SimpleNamespace(time=lambda: clock[0]))
+    created = api.create(seats, game=TALMUT, deck=deck(E1), options={"match_pause_ms": 1500})
+    game_id = created.json["game_id"]
+    tokens = [created.json["player_token"]]
+    for number, seat in enumerate(seats[1:], start=1):
+        if seat["kind"] == "ai":
+            tokens.append(None)
+            continue
+        joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": f"P{number}"})
+        tokens.append(joined.json["player_token"])
+    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+
+    def due(seat):
+        job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], seat)
+        return scheduled.get_scheduled_time(job_id).timestamp()
+
+    return game_id, tokens, clock, due
+
+
+def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatch):
+    """talmut.md §3.18: the AI turn seat waits match_pause_ms from the discard that opened the window. Matches
+    (§3.10, §3.11) make new versions while the window stays open but do not restart the pause; a match after the
+    pause finds the AI due at once; the next window starts a pause of its own. Times are RQ's whole seconds."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}]
+    game_id, tokens, clock, due = clocked_game(api, monkeypatch, seats)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: window {"7", 0}; seat 1 (AI) is to draw
+    assert due(1) == START + 2  # ceil(0.25 + 1.5)
+    clock[0] = START + 1.0
+    play(api, game_id, tokens, "s2 match 0")  # 11C: wrong, a penalty card, the window stays open
+    assert due(1) == START + 2  # not ceil(1.0 + 1.5) = 3
+    clock[0] = START + 1.75
+    play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower
+    assert due(1) == START + 2  # not ceil(1.75 + 1.5) = 4
+    clock[0] = START + 2.5
+    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause
+    job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], 1)
+    assert job_id in api.services.queue.get_job_ids()
+    assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
+    api.run_ai()  # seat 1 draws and ends its turn
+    clock[0] = START + 10.25
+    view = play(api, game_id, tokens, "s2 draw stock, s2 swap 2, s0 draw stock, s0 swap 2")
+    assert view["state"]["turn"] == 1 and view["state"]["window"]["last_thrower"] == 0
+    assert due(1) == START + 12  # ceil(10.25 + 1.5)
+
+
+def test_a_turn_seat_that_resigns_hands_its_ai_the_running_pause(api, monkeypatch):
+    """talmut.md §3.17, §3.18: the pause counts from the discard even when the turn seat was human until then."""
+    game_id, tokens, clock, due = clocked_game(api, monkeypatch, [{"kind": "human", "name": "Ann"}] * 3)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: seat 1 (human) is to draw
+    clock[0] = START + 1.0
+    play(api, game_id, tokens, "s1 resign")
+    assert due(1) == START + 2  # not ceil(1.0 + 1.5) = 3
+
+
+def test_a_record_stored_without_pause_starts_loads_and_pauses_from_now(api, monkeypatch):
+    """A record stored before `ai_delays_since` existed loads with none, and its AI pause counts from now."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}]
+    game_id, tokens, clock, due = clocked_game(api, monkeypatch, seats)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")
+    store = api.services.store
+    stored = json.loads(store.load(game_id).to_json())
+    assert stored.pop("ai_delays_since") == {"1": START + 0.25}
+    old = GameRecord.from_json(json.dumps(stored))
+    assert old.ai_delays_since == {}
+    Job.fetch(turns.ai_job_id(game_id, old.version, 1), api.connection, serializer="json").delete()
+    clock[0] = START + 1.0
+    turns.enqueue_ai_turns(store, api.services.queue, old)
+    assert due(1) == START + 3  # ceil(1.0 + 1.5)
 
 
 def test_a_match_that_loses_a_race_is_judged_on_the_state_it_arrives_to(api, monkeypatch):
