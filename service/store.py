@@ -22,7 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import redis
@@ -87,7 +87,6 @@ class GameRecord:
     options: dict[str, Any]
     state: dict[str, Any]
     result: dict[str, Any] | None = None
-    ai_failures: dict[str, int] = field(default_factory=dict)
     ai_delays_since: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -97,10 +96,15 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: bytes | str) -> GameRecord:
-        """Inverse of `to_json`."""
+        """Inverse of `to_json`.
+
+        Keys that are not fields of this version are ignored: during a rolling deploy, processes of two versions
+        read each other's records.
+        """
         data = json.loads(text)
         data["seats"] = [SeatRecord(**seat) for seat in data["seats"]]
-        return cls(**data)
+        known = {item.name for item in fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in known})
 
     def open_seats(self) -> list[int]:
         """Seat numbers of the human seats not taken yet."""

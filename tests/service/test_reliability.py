@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hmac
+import json
 import os
 import threading
 import time
@@ -25,6 +26,7 @@ from rq.job import Job
 from engine import GAMES
 from service.app import create_app
 from service.config import redis_client
+from service.store import GameRecord
 from service.turns import ai_job_id, play
 from tests.service.conftest import Api, delete_test_keys
 
@@ -115,6 +117,17 @@ def test_concurrent_repeats_of_an_idempotency_key_apply_once(api: Api) -> None:
 
 
 # --- races and AI turns ------------------------------------------------------------------------------------------
+
+def test_a_record_with_fields_this_version_does_not_know_still_loads(api: Api) -> None:
+    """Rolling deploys: web and worker processes of two versions share one Redis, so a record may hold a field that
+    an older version wrote and this one dropped (`ai_failures`), or one a newer version added. Both are ignored."""
+    game_id, tokens = api.create_humans()
+    record = api.services.store.load(game_id)
+    stored = json.loads(record.to_json())
+    loaded = GameRecord.from_json(json.dumps({**stored, "ai_failures": {}, "from_a_later_version": [1]}))
+    assert loaded == record and loaded.to_json() == record.to_json()
+    assert "ai_failures" not in stored
+
 
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
     """The AI's move (worker path, `turns.play`) and the human's resign, both at version v: exactly one applies."""
