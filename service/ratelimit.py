@@ -40,7 +40,8 @@ def init_app(app: Flask, connection_pool: object, prefix: str) -> Limiter:
             ),
         ],
         storage_uri="redis://",
-        storage_options={"connection_pool": connection_pool, "key_prefix": f"{prefix}:ratelimit"},
+        # flask-limiter's hint (str | int values) is narrower than what its redis storage takes: a connection pool
+        storage_options={"connection_pool": connection_pool, "key_prefix": f"{prefix}:ratelimit"},  # type: ignore[dict-item]
         strategy="fixed-window",
         headers_enabled=False,
         swallow_errors=False,

@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -235,7 +235,7 @@ class GameStore:
         index = f"{self.prefix}:index:{status}"
         position = offset
         while True:
-            ids = self.client.zrevrange(index, position, position + limit - 1)
+            ids = cast(list[bytes], self.client.zrevrange(index, position, position + limit - 1))
             if not ids:
                 return
             for game_id in ids:
@@ -265,7 +265,8 @@ class GameStore:
 
     def active_game_ids(self) -> list[str]:
         """Ids of the games the index lists as active (some may have expired since: `load` tells)."""
-        return [game_id.decode() for game_id in self.client.zrange(f"{self.prefix}:index:active", 0, -1)]
+        ids = cast(list[bytes], self.client.zrange(f"{self.prefix}:index:active", 0, -1))
+        return [game_id.decode() for game_id in ids]
 
     def revive_key(self, game_id: str, version: int, seat: int) -> str:
         """Counter of how often an AI turn was enqueued again (service/turns.py `revive_ai_turns`)."""

@@ -38,8 +38,10 @@ def test_every_game_error_has_an_http_status():
     assert engine.GameError is GameError
 
 
-def test_the_engine_type_checks():
-    """mypy over engine/: among other things it holds the search to its input type, a seat's `SeatView` and
-    redacted history, never a game state (engine/ai/search.py; issue 7)."""
-    checked = subprocess.run([sys.executable, "-m", "mypy", "engine"], cwd=REPO, capture_output=True, text=True)
+def test_the_code_type_checks():
+    """mypy over engine/, service/ and worker/: among other things it holds the search to its input type, a seat's
+    `SeatView` and redacted history, never a game state (engine/ai/search.py; issue 7)."""
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "engine", "service", "worker"], cwd=REPO, capture_output=True, text=True
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr

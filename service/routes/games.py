@@ -118,7 +118,7 @@ def player_seat(record: GameRecord) -> int:
     seat = None if token is None else seat_for_token(record, token)
     if seat is None:
         abort(401, message="this token holds no seat of this game", error="unauthorized")
-    return seat
+    return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
 
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:

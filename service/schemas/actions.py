@@ -7,7 +7,7 @@ one `oneOf` with a `type` discriminator per game.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -56,7 +56,8 @@ def register_action_components(spec: Any) -> None:
     """Register every action variant, and per game a `oneOf` of them with a `type` discriminator, in `spec`."""
     for game_id, schema in ACTION_SCHEMAS.items():
         mapping = {}
-        for kind, variant in schema.type_schemas.items():
+        for kind, listed in schema.type_schemas.items():
+            variant = cast(type[ma.Schema], listed)  # `_game_schema` lists classes; OneOfSchema also allows instances
             spec.components.schema(variant.__name__, schema=variant)
             mapping[kind] = f"#/components/schemas/{variant.__name__}"
         spec.components.schema(schema.__name__, {
