@@ -139,13 +139,21 @@ class JSONProvider(DefaultJSONProvider):
 
 
 class BodyParser(FlaskParser):
-    """webargs' Flask parser, refusing a too deeply nested body like any malformed one (400 `invalid_request`)."""
+    """webargs' Flask parser, refusing as malformed (400 `invalid_request`) every body Python's JSON reader fails on.
+
+    Besides malformed JSON: a body nested too deeply, or an integer of more than 4,300 digits
+    (`sys.get_int_max_str_digits`), which raise RecursionError and ValueError instead of a JSON error.
+    """
 
     def _raw_load_json(self, req: Any) -> Any:
         try:
             return super()._raw_load_json(req)
+        except json.JSONDecodeError:
+            raise
         except RecursionError as exc:
             raise json.JSONDecodeError("the JSON body is nested too deeply", "(body)", 0) from exc
+        except ValueError as exc:
+            raise json.JSONDecodeError(str(exc), "(body)", 0) from exc
 
 
 class Blueprint(flask_smorest.Blueprint):

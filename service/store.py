@@ -102,13 +102,17 @@ class GameRecord:
         read each other's records.
         """
         data = json.loads(text)
-        data["seats"] = [SeatRecord(**seat) for seat in data["seats"]]
-        known = {item.name for item in fields(cls)}
-        return cls(**{key: value for key, value in data.items() if key in known})
+        data["seats"] = [SeatRecord(**_known(SeatRecord, seat)) for seat in data["seats"]]
+        return cls(**_known(cls, data))
 
     def open_seats(self) -> list[int]:
         """Seat numbers of the human seats not taken yet."""
         return [number for number, seat in enumerate(self.seats) if seat.is_open]
+
+
+def _known(record_type: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {item.name for item in fields(record_type)}
+    return {key: value for key, value in data.items() if key in names}
 
 
 def hash_token(token: str) -> str:

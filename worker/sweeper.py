@@ -72,5 +72,8 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
         except GameNotFound:
             store.forget(game_id)  # expired
             continue
+        except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
+            log.exception("sweep: cannot read the record of game %s", game_id)
+            continue
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queue, record)]
     return revived

@@ -117,7 +117,9 @@ def player_seat(record: GameRecord) -> int:
     token = bearer_token()
     seat = None if token is None else seat_for_token(record, token)
     if seat is None:
-        abort(401, message="this token holds no seat of this game", error="unauthorized")
+        # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
+        abort(401, message="this token holds no seat of this game", error="unauthorized",
+              headers={"WWW-Authenticate": "Bearer"})
     return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
 
 
@@ -292,8 +294,10 @@ class GameResource(MethodView):
         """
         store = services().store
         after = query.get("after_version")
+        record = store.load(game_id)
+        seat = viewer_seat(record)  # credentials of no seat answer 401 now, not after a long-poll
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
-        revive_ai_turns(store, services().queue, store.load(game_id), current_app.config["AI_JOB_STALE_SECONDS"])
+        revive_ai_turns(store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
         headers = {}
         if after is not None and query["wait"] > 0:
             if services().long_polls.acquire(blocking=False):
@@ -302,10 +306,9 @@ class GameResource(MethodView):
                     store.wait_for_version(game_id, after, wait)
                 finally:
                     services().long_polls.release()
+                record = store.load(game_id)
             else:  # every slot is held: answer now, and ask the client to come back in a second
                 headers["Retry-After"] = "1"
-        record = store.load(game_id)
-        seat = viewer_seat(record)
         headers["ETag"] = f'"{record.version}"'
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):

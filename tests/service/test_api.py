@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -88,6 +89,34 @@ def test_numbers_in_a_body_must_be_json_integers(api):
         assert (response.status_code, response.json["error"]) == (422, "invalid_request"), seat
     view = api.view(game_id).json
     assert (view["version"], view["status"], view["seats"][1]["name"]) == (1, "waiting", None)
+
+
+def test_an_integer_too_long_for_python_is_an_invalid_request(api):
+    """An integer of over 4,300 digits is beyond what Python's JSON reader converts (it raises ValueError, not a
+    JSON error): `invalid_request`, not 500, and nothing is created or taken."""
+    humans = [{"kind": "human", "name": "Ann"}, {"kind": "human"}]
+    huge = "1" + "0" * 4300
+    before = api.request("GET", "/v1/games?limit=100").json["games"]
+    headers = {"Content-Type": "application/json"}
+    body = f'{{"game": "durak", "seats": {json.dumps(humans)}, "seed": {huge}}}'
+    created = api.client.post("/v1/games", data=body, headers=headers)
+    assert (created.status_code, created.json["error"]) == (400, "invalid_request")
+    assert api.request("GET", "/v1/games?limit=100").json["games"] == before
+    game_id = api.create(humans).json["game_id"]
+    joined = api.client.post(f"/v1/games/{game_id}/seats", data=f'{{"name": "Bob", "seat": {huge}}}', headers=headers)
+    assert (joined.status_code, joined.json["error"]) == (400, "invalid_request")
+    assert api.view(game_id).json["version"] == 1
+
+
+def test_a_long_poll_with_credentials_of_no_seat_answers_401_at_once(api):
+    """The 401 comes before the wait, not after it (the request would hold a long-poll slot meanwhile)."""
+    game_id, _ = api.create_humans(K1)
+    version = version_of(api, game_id)
+    started = time.monotonic()
+    response = api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=3", Authorization="Basic QW5u")
+    assert (response.status_code, response.json["error"]) == (401, "unauthorized")
+    assert response.headers["WWW-Authenticate"] == "Bearer"
+    assert time.monotonic() - started < 2
 
 
 def test_rejected_action_changes_nothing(api):

@@ -29,6 +29,7 @@ from service.config import redis_client
 from service.store import GameRecord
 from service.turns import ai_job_id, play
 from tests.service.conftest import Api, delete_test_keys
+from worker.sweeper import sweep
 
 
 @pytest.fixture
@@ -127,6 +128,22 @@ def test_a_record_with_fields_this_version_does_not_know_still_loads(api: Api) -
     loaded = GameRecord.from_json(json.dumps({**stored, "ai_failures": {}, "from_a_later_version": [1]}))
     assert loaded == record and loaded.to_json() == record.to_json()
     assert "ai_failures" not in stored
+    stored["seats"][1]["avatar"] = "cat.png"  # a seat field a later version might add
+    loaded = GameRecord.from_json(json.dumps(stored))
+    assert loaded == record
+
+
+def test_the_sweep_goes_past_a_record_it_cannot_read(api: Api) -> None:
+    """worker/sweeper.py: one unreadable record (here a seats list that is no list) is logged and skipped; the
+    sweep still revives the other games' lost AI turns instead of raising out of the worker's maintenance."""
+    broken, _ = api.create_humans()
+    key = api.services.store._key(broken, "game")
+    stored = json.loads(api.connection.hget(key, "record"))
+    api.connection.hset(key, "record", json.dumps({**stored, "seats": 7}))
+    game_id, _, view = ai_game(api)
+    queue = api.services.queue
+    Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    assert sweep(api.services.store, [queue], interval=1.0) == [(game_id, 1)]
 
 
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
