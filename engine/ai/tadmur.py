@@ -228,64 +228,88 @@ def opponent_guess_rate(view: SeatView, history: Sequence[JSON]) -> float:
     return (guesses + GUESS_PRIOR * PRIOR_TURNS) / (len(turns) + PRIOR_TURNS)
 
 
-def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> TadmurState:
-    """A full Tadmur state consistent with what `view["you"]` knows.
+def _unseen(view: SeatView) -> list[str]:
+    """The codes the seat cannot see (the opponent's hand and target), in deck order."""
+    state, me = view["state"], view["you"]
+    seen = {*state["hand"], state["rows"][me]["target"]}
+    for row in state["rows"]:
+        seen.update([row["starter"], *row["chain"]])
+    return [card.code for card in tadmur_game.full_deck(tadmur_game.parse_options({})) if card.code not in seen]
 
-    Every card the seat cannot see is the opponent's target or in its hand, so choosing the target fixes the
-    rest. A target is possible when its rank is none of the seat's wrong guesses (tadmur.md §3.6) and the hand
-    it leaves agrees with every opponent pass (`opponent_passes`); each possible card is weighted like `easy`'s
-    `candidates` (more when the opponent's row can still reach it). If no card passes the test (an incomplete
-    history), the pass test is dropped.
+
+def target_weights(view: SeatView, history: Sequence[JSON]) -> dict[str, float]:
+    """The cards the opponent's target can be, by code, each with a weight proportional to its chance.
+
+    Every card the seat cannot see is the opponent's target or in its hand. A target is possible when its rank is
+    none of the seat's wrong guesses (tadmur.md §3.6) and the hand it leaves agrees with every opponent pass
+    (`opponent_passes`); each possible card weighs like one card of `easy`'s `candidates` (`REACHABLE_WEIGHT` when
+    the opponent's row can still reach it, else 1). If no card passes the test (an incomplete history), the pass
+    test is dropped and every card not ruled out by a wrong guess weighs 1.
     """
     state, me = view["state"], view["you"]
-    opponent = 1 - me
-    rows = state["rows"]
-    seen = {*state["hand"], rows[me]["target"]}
-    for row in rows:
-        seen.update([row["starter"], *row["chain"]])
-    pool = [card.code for card in tadmur_game.full_deck(tadmur_game.parse_options({})) if card.code not in seen]
-    theirs = rows[opponent]
-    wrong = set(rows[me]["wrong_guesses"])
+    pool = _unseen(view)
+    theirs = state["rows"][1 - me]
+    wrong = set(state["rows"][me]["wrong_guesses"])
     passes = opponent_passes(view, history)
     end = rank_of(_chain_end(theirs))
-    weights: list[float] = []
-    options: list[str] = []
+    weights: dict[str, float] = {}
     for code in pool:
         if code[:-1] in wrong:
             continue
         hand = [rank_of(other) for other in pool if other != code]
-        if not all(_no_fit(hand, rank_of(chain_end), empty, rank_of(code)) for chain_end, empty in passes):
-            continue
-        options.append(code)
-        weights.append(REACHABLE_WEIGHT if reachable(rank_of(code) - end, theirs["empty"] + 1) else 1)
-    if not options:
-        options = [code for code in pool if code[:-1] not in wrong] or pool
-        weights = [1.0] * len(options)
-    target = rng.choices(options, weights)[0]
+        if all(_no_fit(hand, rank_of(chain_end), empty, rank_of(code)) for chain_end, empty in passes):
+            weights[code] = REACHABLE_WEIGHT if reachable(rank_of(code) - end, theirs["empty"] + 1) else 1
+    if not weights:
+        weights = dict.fromkeys([code for code in pool if code[:-1] not in wrong] or pool, 1.0)
+    return weights
+
+
+def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], TadmurState]:
+    """`sample_state` for one search: the target's weights (`target_weights`) are worked out once."""
+    state, me = view["state"], view["you"]
+    opponent = 1 - me
+    rows = state["rows"]
+    pool = _unseen(view)
+    weights = target_weights(view, history)
+    codes, chances = list(weights), list(weights.values())
     parse = tadmur_game.parse_card
-    hands: list[tuple[Card, ...]] = [(), ()]
-    hands[me] = tadmur_game.hand_order(parse(code) for code in state["hand"])
-    hands[opponent] = tadmur_game.hand_order(parse(code) for code in pool if code != target)
-    targets = {me: rows[me]["target"], opponent: target}
-    return TadmurState(
-        rows=tuple(
-            Row(
-                starter=parse(row["starter"]),
-                target=parse(targets[seat]),
-                chain=tuple(parse(code) for code in row["chain"]),
-                spaces=row["spaces"],
-                wrong_guesses=tuple(row["wrong_guesses"]),
-            )
-            for seat, row in enumerate(rows)
-        ),
-        hands=tuple(hands),
-        turn=me,
-        guessed_this_turn=state["guessed_this_turn"],
-        idle_turns=state["idle_turns"],
-        reason=None,
-        winner=None,
-        seed=rng.randrange(2**31),
-    )
+    my_hand = tadmur_game.hand_order(parse(code) for code in state["hand"])
+
+    def sample(rng: random.Random) -> TadmurState:
+        target = rng.choices(codes, chances)[0]
+        hands: list[tuple[Card, ...]] = [(), ()]
+        hands[me] = my_hand
+        hands[opponent] = tadmur_game.hand_order(parse(code) for code in pool if code != target)
+        targets = {me: rows[me]["target"], opponent: target}
+        return TadmurState(
+            rows=tuple(
+                Row(
+                    starter=parse(row["starter"]),
+                    target=parse(targets[seat]),
+                    chain=tuple(parse(code) for code in row["chain"]),
+                    spaces=row["spaces"],
+                    wrong_guesses=tuple(row["wrong_guesses"]),
+                )
+                for seat, row in enumerate(rows)
+            ),
+            hands=tuple(hands),
+            turn=me,
+            guessed_this_turn=state["guessed_this_turn"],
+            idle_turns=state["idle_turns"],
+            reason=None,
+            winner=None,
+            seed=rng.randrange(2**31),
+        )
+
+    return sample
+
+
+def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> TadmurState:
+    """A full Tadmur state consistent with what `view["you"]` knows.
+
+    The opponent's target is drawn by `target_weights`; the rest of the cards the seat cannot see are its hand.
+    """
+    return prepare_sampler(view, history)(rng)
 
 
 def _no_fit(hand: Sequence[int], end: int, empty: int, target: int) -> bool:
@@ -295,16 +319,19 @@ def _no_fit(hand: Sequence[int], end: int, empty: int, target: int) -> bool:
 def root_actions(view: SeatView) -> list[Action]:
     """The moves the search weighs: every placement, the pass, and one guess, of the likeliest rank.
 
-    Every wrong guess costs the same (one space, tadmur.md §3.6), so a guess of a less likely rank (by
-    `candidates`, ties to the first in rank order) only lowers the chance of winning; dropping those leaves the
-    search its samples for the real choice, guess or not.
+    Every wrong guess costs the same (one space, tadmur.md §3.6), so a guess of a less likely rank only lowers the
+    chance of winning; dropping those leaves the search its samples for the real choice, guess or not. Ranks are
+    weighed as the samples are drawn (`target_weights`, which reads the opponent's passes in `view["history"]`;
+    ties go to the first in rank order).
     """
     actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
     guesses = [action for action in actions if action["type"] == "guess"]
     if not guesses:
         return actions
-    weights = candidates(view)
-    best = max(guesses, key=lambda action: weights.get(action["rank"], 0))
+    by_rank: dict[str, float] = {}
+    for code, weight in target_weights(view, view.get("history", ())).items():
+        by_rank[code[:-1]] = by_rank.get(code[:-1], 0.0) + weight
+    best = max(guesses, key=lambda action: by_rank.get(action["rank"], 0.0))
     return [action for action in actions if action["type"] != "guess"] + [best]
 
 

@@ -7,7 +7,15 @@ import random
 from typing import Any
 
 from engine.ai import SeatView, choose_action, history_entry
-from engine.ai.tadmur import candidates, opponent_guess_rate, opponent_turns, prepare_rollout, root_actions
+from engine.ai.search import Budget, ismcts
+from engine.ai.tadmur import (
+    candidates,
+    opponent_guess_rate,
+    opponent_turns,
+    prepare_rollout,
+    root_actions,
+    target_weights,
+)
 from engine.games import tadmur
 from engine.games.tadmur import RANKS, TadmurState
 from tests.decks import cards
@@ -121,9 +129,11 @@ def test_easy_keeps_its_target_reachable() -> None:
     assert {easy(view, seed)["card"] for seed in range(10)} == {"8S"}
 
 
-def played_with_history(moves: list[tuple[int, dict[str, Any]]], seat: int) -> tuple[TadmurState, list[Any]]:
-    """D1 after `moves`, with the event history as `seat` sees it."""
-    state, history = deal(D1), []
+def played_with_history(
+    moves: list[tuple[int, dict[str, Any]]], seat: int, deck: str = D1
+) -> tuple[TadmurState, list[Any]]:
+    """`deck` (D1) after `moves`, with the event history as `seat` sees it."""
+    state, history = deal(deck), []
     for version, (mover, action) in enumerate(moves, start=2):
         state, events = tadmur.apply(state, mover, action)
         history += [history_entry(version, event, seat) for event in events]
@@ -204,3 +214,28 @@ def test_playouts_let_the_opponent_guess_at_its_observed_rate() -> None:
     theirs = sum(rollout(theirs_state, rng)[1]["type"] == "guess" for _ in range(1000))  # type: ignore[index]
     assert abs(mine / 1000 - 0.1) < 0.05
     assert abs(theirs / 1000 - 0.44) < 0.05
+
+
+def pass_deck() -> str:
+    """Starters 8S / 3C, targets KH / 6D; seat 0 holds seven of the eight 4s and 6s, seat 1 the 4S and 5H."""
+    codes = [rank + suit for rank in RANKS for suit in "SHDC"]
+    mine = ["9S", "10S", "JS", "4H", "4D", "4C", "6S", "6H", "6C"]
+    theirs = ["4S", "5H"]
+    rest = [code for code in codes if code not in {"8S", "3C", "KH", "6D", *mine, *theirs}]
+    mine, theirs = mine + rest[:15], theirs + rest[15:]
+    return " ".join(["8S", "3C", "KH", "6D"] + [card for pair in zip(mine, theirs, strict=True) for card in pair])
+
+
+def test_an_opponent_pass_can_name_its_target_and_the_search_guesses_it() -> None:
+    """tadmur.md §3.9, §3.10: seat 1 passed at chain end 5H, so it holds no 4 or 6; seat 0 sees seven of the eight,
+    so the eighth, 6D, is seat 1's target. The samples, the root's one guess and the search all say so (the root
+    once kept only `candidates`' likeliest rank, which ignores passes, and the search could not win at once)."""
+    moves = [(0, {"type": "place", "card": "9S"}), (1, {"type": "place", "card": "4S"}),
+             (0, {"type": "place", "card": "10S"}), (1, {"type": "place", "card": "5H"}),
+             (0, {"type": "place", "card": "JS"}), (1, {"type": "pass"})]
+    state, history = played_with_history(moves, 0, pass_deck())
+    view = {**seat_view(state, 0), "history": history}
+    assert list(target_weights(view, history)) == ["6D"]
+    assert {"type": "guess", "rank": "6"} in root_actions(view)
+    for seed in range(3):
+        assert ismcts(view, random.Random(seed), Budget(60, 60)) == {"type": "guess", "rank": "6"}
