@@ -8,10 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.cards import Card
 from engine.games import tadmur as tadmur_game
 from engine.games.tadmur import Row, TadmurState
-from engine.protocol import JSON, Action
+from engine.protocol import JSON, Action, Seat
 
 if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
     from engine.ai import SeatView
@@ -196,14 +195,13 @@ def opponent_turns(view: SeatView, history: Sequence[JSON]) -> list[OpponentTurn
         if kind == "guessed" and not event["correct"]:
             empty[seat] += 1
             guessed = guessed or seat == opponent
-        elif kind in ("placed", "passed") and seat == opponent:
+        elif kind in ("placed", "passed"):  # a turn ends
             locked = not guessed and 1 in empty
             if kind == "placed":
                 ends[seat], empty[seat] = event["card"], event["empty"]
-            turns.append(OpponentTurn(ends[seat], empty[seat], guessed, kind == "passed", locked))
+            if seat == opponent:
+                turns.append(OpponentTurn(ends[seat], empty[seat], guessed, kind == "passed", locked))
             guessed = False
-        elif kind == "placed":
-            ends[seat], empty[seat] = event["card"], event["empty"]
     return turns
 
 
@@ -265,34 +263,44 @@ def target_weights(view: SeatView, history: Sequence[JSON]) -> dict[str, float]:
 
 
 def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], TadmurState]:
-    """`sample_state` for one search: the target's weights (`target_weights`) are worked out once."""
+    """`sample_state` for one search: both rows and hands for every possible target are built once.
+
+    A sample then only draws the target (`target_weights`); the opponent's hand is the rest of the cards the seat
+    cannot see.
+    """
     state, me = view["state"], view["you"]
     opponent = 1 - me
-    rows = state["rows"]
-    pool = _unseen(view)
-    weights = target_weights(view, history)
-    codes, chances = list(weights), list(weights.values())
     parse = tadmur_game.parse_card
+    weights = target_weights(view, history)
+    unseen = tadmur_game.hand_order(parse(code) for code in _unseen(view))
+
+    def row_with(seat: Seat, target: str) -> Row:
+        row = state["rows"][seat]
+        return Row(
+            starter=parse(row["starter"]),
+            target=parse(target),
+            chain=tuple(parse(code) for code in row["chain"]),
+            spaces=row["spaces"],
+            wrong_guesses=tuple(row["wrong_guesses"]),
+        )
+
+    my_row = row_with(me, state["rows"][me]["target"])
     my_hand = tadmur_game.hand_order(parse(code) for code in state["hand"])
+    deals = []  # per possible target, in `weights` order: (rows, hands), each indexed by seat
+    for code in weights:
+        their_row = row_with(opponent, code)
+        their_hand = tuple(card for card in unseen if card != their_row.target)  # `unseen` is in hand order
+        if me == 0:
+            deals.append(((my_row, their_row), (my_hand, their_hand)))
+        else:
+            deals.append(((their_row, my_row), (their_hand, my_hand)))
+    chances = list(weights.values())
 
     def sample(rng: random.Random) -> TadmurState:
-        target = rng.choices(codes, chances)[0]
-        hands: list[tuple[Card, ...]] = [(), ()]
-        hands[me] = my_hand
-        hands[opponent] = tadmur_game.hand_order(parse(code) for code in pool if code != target)
-        targets = {me: rows[me]["target"], opponent: target}
+        rows, hands = rng.choices(deals, chances)[0]
         return TadmurState(
-            rows=tuple(
-                Row(
-                    starter=parse(row["starter"]),
-                    target=parse(targets[seat]),
-                    chain=tuple(parse(code) for code in row["chain"]),
-                    spaces=row["spaces"],
-                    wrong_guesses=tuple(row["wrong_guesses"]),
-                )
-                for seat, row in enumerate(rows)
-            ),
-            hands=tuple(hands),
+            rows=rows,
+            hands=hands,
             turn=me,
             guessed_this_turn=state["guessed_this_turn"],
             idle_turns=state["idle_turns"],
