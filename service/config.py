@@ -49,25 +49,40 @@ def gunicorn_threads() -> int:
     return int(os.environ.get("GUNICORN_THREADS", "8"))
 
 
-def redis_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily by callers that need it
+def redis_client(url: str, wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis, imported lazily
     """A bytes (non-decoding) redis-py client for `url`, shared by the store and RQ (rq#1188).
 
-    Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request.
+    For the web server (`wait_out_outages` false), short socket timeouts make an unreachable Redis fail fast as
+    503 rather than hang a request. An RQ worker (`wait_out_outages` true) has nobody to answer: every command
+    waits out an outage of any length instead (a refused or dropped connection, a timeout, Redis loading its data
+    after a restart, or Redis out of memory), retried with a backoff of up to `OUTAGE_BACKOFF_CAP_SECONDS`, so RQ's
+    own loop, which quits on any Redis error while it runs a job, never sees one (README "Limits and lifetimes").
     """
     import redis
-    from redis.backoff import NoBackoff
+    from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
     from redis.retry import Retry
 
+    if wait_out_outages:
+        # BusyLoadingError (a restarted Redis reading its data) is a ConnectionError too
+        outage = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError)
+        retry = Retry(ExponentialWithJitterBackoff(cap=OUTAGE_BACKOFF_CAP_SECONDS, base=0.05), -1, outage)
+    else:
+        # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
+        # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after
+        # a timeout, so a server that stopped answering costs one socket timeout, not several.
+        retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
     return redis.Redis.from_url(
         url,
         socket_timeout=float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2")),
         socket_connect_timeout=float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
         health_check_interval=30,
-        # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
-        # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after
-        # a timeout, so a server that stopped answering costs one socket timeout, not several.
-        retry=Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+        retry=retry,
     )
+
+
+OUTAGE_BACKOFF_CAP_SECONDS = 1.0
+"""The longest pause between two tries of a worker's Redis command during an outage: it resumes within about a
+second of Redis coming back, and a refused connection costs Redis nothing."""
 
 
 def lifetimes() -> dict[str, Any]:

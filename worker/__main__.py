@@ -12,9 +12,9 @@ from worker.sweeper import CardroomWorker
 
 
 def main() -> None:
-    """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first)."""
+    """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first), through any Redis outage."""
     configure_logging()
-    client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), wait_out_outages=True)
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")
     key_prefix = os.environ.get("KEY_PREFIX", "cardroom")
     CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix).work(
