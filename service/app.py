@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
+import redis
 from flask import Flask
 
 from service import config, errors, logs, ratelimit
 from service.extensions import CardroomApi, JSONProvider
 from service.routes import games, health, metrics, rules
 from service.schemas.actions import register_action_components
-from service.store import GameStore
+from service.store import GameStore, check_eviction_policy
 from service.turns import make_queue
+
+log = logging.getLogger(__name__)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings from the environment, then `test_config`'s overrides.
 
     One Redis connection pool per process, shared by the store, pub/sub long-polls and the RQ queue.
+
+    Raises:
+        UnsafeEviction: Redis's `maxmemory-policy` may evict game keys and `REDIS_EVICTION_ALLOWED` is not set.
     """
     app = Flask("cardroom")
     app.json = JSONProvider(app)
@@ -36,6 +43,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"],
         app.config["GAME_IDLE_TTL_SECONDS"], app.config["GAME_RETENTION_SECONDS"],
     )
+    try:
+        check_eviction_policy(store.client, app.config["REDIS_EVICTION_ALLOWED"])  # raises UnsafeEviction
+    except redis.RedisError:  # not reachable now: `/readyz` checks it again on every probe
+        log.warning("Redis unreachable at start-up: its maxmemory-policy is checked once it answers")
     ratelimit.init_app(app, store.client.connection_pool, app.config["KEY_PREFIX"])
     app.extensions["cardroom"] = games.Services(
         store=store,

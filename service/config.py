@@ -16,6 +16,7 @@ def from_environment() -> dict[str, Any]:
         "KEY_PREFIX": os.environ.get("KEY_PREFIX", "cardroom"),
         "RQ_QUEUE": os.environ.get("RQ_QUEUE", "cardroom"),
         "IDEMPOTENCY_TTL_SECONDS": int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 * 3600))),
+        "REDIS_EVICTION_ALLOWED": eviction_allowed(),
         **lifetimes(),
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024))),
         # Rate limits (flask-limiter syntax, e.g. "600/minute;50/second"), counted in Redis across processes.
@@ -41,6 +42,14 @@ def from_environment() -> dict[str, Any]:
     }
 
 
+def eviction_allowed() -> bool:
+    """Whether `REDIS_EVICTION_ALLOWED=1`: run on a Redis whose `maxmemory-policy` may evict game keys.
+
+    By default such a Redis is refused (service/store.py `check_eviction_policy`).
+    """
+    return os.environ.get("REDIS_EVICTION_ALLOWED", "0") == "1"
+
+
 def gunicorn_threads() -> int:
     """Threads per gunicorn worker process (`GUNICORN_THREADS`, default 8).
 
@@ -59,13 +68,13 @@ def redis_client(url: str, wait_out_outages: bool = False):  # noqa: ANN201 - re
     own loop, which quits on any Redis error while it runs a job, never sees one (README "Limits and lifetimes").
     """
     import redis
-    from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+    from redis.backoff import NoBackoff
     from redis.retry import Retry
 
+    from service.store import UntilRedisAnswers
+
     if wait_out_outages:
-        # BusyLoadingError (a restarted Redis reading its data) is a ConnectionError too
-        outage = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.OutOfMemoryError)
-        retry = Retry(ExponentialWithJitterBackoff(cap=OUTAGE_BACKOFF_CAP_SECONDS, base=0.05), -1, outage)
+        retry: Retry = UntilRedisAnswers(OUTAGE_BACKOFF_CAP_SECONDS)
     else:
         # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
         # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after

@@ -66,7 +66,8 @@ class CardroomApi(Api):
         """flask-smorest's response components, plus `STORE_UNAVAILABLE` (503 with `Retry-After`)."""
         super()._register_responses()
         self.spec.components.response(STORE_UNAVAILABLE, {
-            "description": "store_unavailable: Redis is unreachable and nothing was changed; retry later",
+            "description": "store_unavailable: Redis is unreachable, or store_full: Redis is out of memory; nothing "
+                           "was changed; retry after `Retry-After`",
             "headers": {"Retry-After": {
                 "description": "seconds to wait before retrying", "schema": {"type": "integer", "example": 1},
             }},

@@ -16,6 +16,7 @@ Flask-free: the RQ worker imports it too.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,69 @@ class VersionConflict(Exception):
 
 class GameNotFound(Exception):
     """No game with that id (never created, or expired)."""
+
+
+class UnsafeEviction(Exception):
+    """Redis's `maxmemory-policy` may evict game keys (README "Running in production"): `check_eviction_policy`."""
+
+
+SAFE_EVICTION_POLICY = "noeviction"
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether `error` is Redis refusing a write for lack of memory (`maxmemory` reached under `noeviction`).
+
+    redis-py raises OutOfMemoryError for a refused command, but a plain ResponseError when the command ran inside a
+    Lua script, as the store's compare-and-set and the rate limiter's counters do (Redis 6: "Error running script
+    ... -OOM command not allowed when used memory > 'maxmemory'").
+    """
+    return isinstance(error, redis.exceptions.OutOfMemoryError) or (
+        isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
+    )
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full."""
+    return isinstance(error, redis.ConnectionError | redis.TimeoutError) or is_out_of_memory(error)
+
+
+class UntilRedisAnswers(Retry):
+    """redis-py's retry policy, retrying a command for as long as Redis is out (`is_outage`) and no other error.
+
+    Between tries it pauses as `ExponentialWithJitterBackoff` says, at most `cap_seconds` (the RQ worker's client,
+    service/config.py `redis_client`).
+    """
+
+    def __init__(self, cap_seconds: float) -> None:
+        super().__init__(ExponentialWithJitterBackoff(cap=cap_seconds, base=0.05), -1,
+                         (redis.ConnectionError, redis.TimeoutError, redis.ResponseError))
+
+    def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):  # type: ignore[no-untyped-def]
+        """Retry's own, with only outages retryable (and only those `is_retryable` allows, if redis-py gives one)."""
+        def retryable(error: Exception) -> bool:
+            return is_outage(error) and (is_retryable is None or is_retryable(error))
+
+        return super().call_with_retry(do, fail, retryable, with_failure_count)
+
+
+def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
+    """Redis's `maxmemory-policy` (from INFO, which managed services that hide CONFIG still answer).
+
+    Every policy but `noeviction` may evict game keys when memory runs out, the `volatile-*` ones too (every key
+    of a game has a lifetime), and a game would then vanish without a trace, seconds after its 201.
+
+    Raises:
+        UnsafeEviction: the policy is not `noeviction` and `allowed` (`REDIS_EVICTION_ALLOWED`) is false.
+        redis.RedisError: Redis did not answer.
+    """
+    policy = client.info("memory").get("maxmemory_policy", SAFE_EVICTION_POLICY)
+    if policy != SAFE_EVICTION_POLICY and not allowed:
+        raise UnsafeEviction(
+            f"Redis's maxmemory-policy is {policy}: when memory runs out it may evict game keys and games would "
+            f"silently vanish. Set maxmemory-policy {SAFE_EVICTION_POLICY} (README \"Running in production\"), or "
+            "REDIS_EVICTION_ALLOWED=1 to run anyway."
+        )
+    return policy
 
 
 @dataclass
@@ -181,7 +247,15 @@ class GameStore:
             created, *_ = pipe.execute()
         if not created:
             raise VersionConflict(record.game_id)
-        self._index(record)
+        try:
+            self._index(record)
+        except redis.RedisError:
+            # e.g. memory ran out between the two writes: take the game back (deleting is allowed when Redis is
+            # full) so that the error means "nothing was changed"
+            with contextlib.suppress(redis.RedisError):
+                self.client.delete(key, self._key(record.game_id, "events"))
+                self.forget(record.game_id)
+            raise
 
     def load(self, game_id: str) -> GameRecord:
         """The game's current record.
@@ -229,6 +303,10 @@ class GameStore:
                     else:
                         pipe.zrem(index, record.game_id)
             pipe.execute()
+
+    def check_writable(self) -> None:
+        """Write one short-lived key: raises redis.exceptions.OutOfMemoryError when Redis is full (`/readyz`)."""
+        self.client.set(f"{self.prefix}:writable", 1, ex=60)
 
     def events(self, game_id: str) -> list[dict[str, Any]]:
         """All stored events of the game, oldest first."""

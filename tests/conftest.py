@@ -3,11 +3,14 @@
 import os
 import tempfile
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 from engine.ai import search
+from tests.redis_server import RedisServer
 
 # "default" and "ci" run the full count; "dev" is a quick local loop. deadline=None: playout length varies.
 settings.register_profile("default", max_examples=100, deadline=None)
@@ -56,3 +59,25 @@ def pytest_unconfigure(config):
     if process is not None:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture
+def make_redis() -> Iterator[Callable[..., RedisServer]]:
+    """Start redis-servers of the test's own (`RedisServer`, extra settings as arguments); removed afterwards."""
+    servers: list[RedisServer] = []
+
+    def make(*options: str) -> RedisServer:
+        server = RedisServer(list(options))
+        servers.append(server)
+        server.start()
+        return server
+
+    yield make
+    for server in servers:
+        server.remove()
+
+
+@pytest.fixture
+def own_redis(make_redis: Callable[..., RedisServer]) -> RedisServer:
+    """A redis-server of the test's own, to stop, freeze or fill (tests/redis_server.py)."""
+    return make_redis()

@@ -39,7 +39,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token, seat_for_token
-from service.turns import enqueue_ai_turns, pending_ai, play, record_change, revive_ai_turns
+from service.turns import pending_ai, play, record_change, revive_ai_turns, wake_ai
 from service.views import event_view, game_view, stored_event
 
 log = logging.getLogger(__name__)
@@ -196,7 +196,7 @@ class Games(MethodView):
         event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
         store = services().store
         store.create(record, [stored_event(record.version, event)])
-        enqueue_ai_turns(store, services().queue, record)
+        wake_ai(store, services().queue, record)  # the game is stored: a failure now leaves the AI to the sweep
         response = {**view_of(record, creator), "player_token": token}
         return response, 201, {"Location": f"/v1/games/{record.game_id}"}
 

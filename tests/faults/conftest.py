@@ -1,7 +1,7 @@
 """The fault suite: real gunicorn, real RQ workers and a Redis of the test's own, which the tests stop, kill or fill.
 
-Each test gets a fresh `RedisServer` (tests/redis_server.py) and a stack on it (tests/e2e/stack.py); a failed
-test's report carries the logs of every process.
+Each test gets a fresh `RedisServer` (tests/redis_server.py, the `own_redis` fixture) and a stack on it
+(tests/e2e/stack.py); a failed test's report carries the logs of every process.
 """
 
 from __future__ import annotations
@@ -13,16 +13,6 @@ import pytest
 
 from tests.e2e.stack import Stack, start_stack, stop_stack
 from tests.redis_server import RedisServer
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 @pytest.fixture

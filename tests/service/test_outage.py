@@ -9,7 +9,6 @@ answering costs the socket timeout twice, one retry); `/healthz` stays 200. Redi
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 import redis
@@ -23,16 +22,6 @@ SOCKET_TIMEOUT, CONNECT_TIMEOUT = 0.5, 0.5
 OUTAGE_BOUND_SECONDS = SOCKET_TIMEOUT + 2 * CONNECT_TIMEOUT + 0.5
 """README "Limits and lifetimes": a request while Redis is unreachable answers within one socket timeout plus two
 connect timeouts (one retry after a refused or dropped connection), here with half a second of slack."""
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 def every_endpoint(game_id: str, token: str) -> list[tuple[str, str, dict | None, dict[str, str]]]:
