@@ -17,6 +17,7 @@ from flask_limiter import RateLimitExceeded
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.store import GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
+from service.turns import GameNotStarted
 
 STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     IllegalAction: 422,
@@ -60,6 +61,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(GameNotFound)
     def game_not_found(error: GameNotFound):  # type: ignore[no-untyped-def]
         return envelope(404, "game_not_found", f"no game {error}"), 404
+
+    @app.errorhandler(GameNotStarted)
+    def game_not_started(error: GameNotStarted):  # type: ignore[no-untyped-def]
+        return envelope(409, "game_not_started", str(error)), 409
 
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]

@@ -24,7 +24,7 @@ from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
-from engine import GAMES, GameFinished, NotYourTurn
+from engine import GAMES, GameFinished
 from engine.protocol import Action, Event
 from service.config import lifetimes
 from service.metrics import count_action
@@ -39,6 +39,10 @@ AI_JOB_TIMEOUT_SECONDS = 60
 AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
 """The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
 log = logging.getLogger(__name__)
+
+
+class GameNotStarted(Exception):
+    """An action sent to a game that is still waiting for players (shared/API.md errors: 409 game_not_started)."""
 
 
 def make_queue(store: GameStore, name: str) -> Queue:
@@ -61,14 +65,15 @@ def play(
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
-        NotYourTurn: the game is waiting for players, or `seat` may not act now.
+        GameNotStarted: the game is waiting for players (409).
+        NotYourTurn: `seat` may not act now.
         IllegalAction: the rules forbid `action` now.
         VersionConflict: another write landed first; nothing was changed.
     """
     if record.status == "finished":
         raise GameFinished("the game is finished")
     if record.status == "waiting":
-        raise NotYourTurn("the game has not started: human seats are still open")
+        raise GameNotStarted("the game has not started: human seats are still open")
     game = GAMES[record.game]
     state, events = game.apply(game.load_state(record.state), seat, action)
     result = game.result(state)

@@ -325,7 +325,7 @@ class Actions(MethodView):
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(403, schema="Error", description="not_your_turn")
     @blp.alt_response(404, schema="Error", description="game_not_found")
-    @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
+    @blp.alt_response(409, schema="Error", description="game_finished, game_not_started, version_conflict")
     @blp.alt_response(412, schema="Error", description="precondition_failed")
     @blp.alt_response(422, schema="Error", description="invalid_request, illegal_action, idempotency_key_reused")
     @blp.doc(

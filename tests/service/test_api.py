@@ -74,6 +74,15 @@ def test_error_codes(api):
     assert (finished.status_code, finished.json["error"]) == (409, "game_finished")
 
 
+def test_acting_before_the_game_starts_is_409_game_not_started(api):
+    """shared/API.md errors: a client must tell "not started" (seats still open) from "not your turn"."""
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1).json
+    assert created["status"] == "waiting"
+    for action in ({"type": "attack", "card": "8S"}, {"type": "resign"}):
+        refused = api.refused(created["game_id"], created["player_token"], action, 409, "game_not_started")
+        assert "open" in refused["message"]
+
+
 def test_numbers_in_a_body_must_be_json_integers(api):
     """shared/API.md: `seed` and a join's `seat` are integers; a string "42" or a 1.5 is `invalid_request` (not
     read as 42 or cut to 1), and no game is created or seat taken."""
@@ -243,7 +252,7 @@ def test_join_seats_start_the_game_and_leave_the_lobby(api):
         "waiting", None, [], [])
     lobby = api.request("GET", "/v1/games?game=durak").json
     assert [(game["game_id"], game["open_seats"]) for game in lobby["games"]] == [(game_id, [1])]
-    assert api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"}).status_code == 403
+    assert api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"}).status_code == 409  # game_not_started
     taken = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "seat": 0})
     assert (taken.status_code, taken.json["error"]) == (409, "seat_taken")
     joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
