@@ -85,8 +85,21 @@ class UntilRedisAnswers(Retry):
     """redis-py's retry policy, retrying a command for as long as Redis is out (`is_outage`) and no other error.
 
     Between tries it pauses as `ExponentialWithJitterBackoff` says, at most `cap_seconds` (the RQ worker's client,
-    service/config.py `redis_client`).
+    service/config.py `redis_client`). Once `stop_waiting` was called in a process (a worker told to stop), no
+    error is retried there any more: the worker stops instead of waiting for a Redis that may never come back.
     """
+
+    _stopped = False
+
+    @classmethod
+    def stop_waiting(cls) -> None:
+        """From now on, in this process, let every error through (also in a retry loop under way)."""
+        cls._stopped = True
+
+    @classmethod
+    def stopped_waiting(cls) -> bool:
+        """Whether `stop_waiting` was called in this process."""
+        return cls._stopped
 
     def __init__(self, cap_seconds: float) -> None:
         super().__init__(ExponentialWithJitterBackoff(cap=cap_seconds, base=0.05), -1,
@@ -95,7 +108,7 @@ class UntilRedisAnswers(Retry):
     def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):  # type: ignore[no-untyped-def]
         """Retry's own, with only outages retryable (and only those `is_retryable` allows, if redis-py gives one)."""
         def retryable(error: Exception) -> bool:
-            return is_outage(error) and (is_retryable is None or is_retryable(error))
+            return not self._stopped and is_outage(error) and (is_retryable is None or is_retryable(error))
 
         return super().call_with_retry(do, fail, retryable, with_failure_count)
 

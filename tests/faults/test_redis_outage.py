@@ -63,3 +63,14 @@ def test_a_10_s_outage_mid_game_costs_no_worker_and_no_game(make_stack, own_redi
     for game_id, view in finished.items():
         assert view["result"] is not None
         assert_each_version_written_once(stack, game_id)
+
+
+def test_a_worker_stopped_during_an_outage_exits_instead_of_waiting(make_stack, own_redis: RedisServer) -> None:  # type: ignore[no-untyped-def]
+    """A worker waits out an outage, but not once it is told to stop (SIGTERM): Redis may never come back."""
+    stack = make_stack(workers=1)
+    (worker,) = stack.workers
+    own_redis.kill()
+    time.sleep(2)  # the worker is in its wait now
+    assert worker.poll() is None
+    worker.terminate()
+    assert worker.wait(timeout=60) == 0, stack.log_text()

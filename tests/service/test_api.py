@@ -252,7 +252,8 @@ def test_join_seats_start_the_game_and_leave_the_lobby(api):
         "waiting", None, [], [])
     lobby = api.request("GET", "/v1/games?game=durak").json
     assert [(game["game_id"], game["open_seats"]) for game in lobby["games"]] == [(game_id, [1])]
-    assert api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"}).status_code == 409  # game_not_started
+    not_started = api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"})
+    assert (not_started.status_code, not_started.json["error"]) == (409, "game_not_started")
     taken = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "seat": 0})
     assert (taken.status_code, taken.json["error"]) == (409, "seat_taken")
     joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
