@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,7 +92,7 @@ class RedisGameCollector:
             pipe.hgetall(actions_key(self.prefix))
             pipe.hgetall(ai_decision_key(self.prefix))
             for game in self.games:
-                pipe.zcard(f"{self.prefix}:index:active:{game}")
+                pipe.zcount(f"{self.prefix}:index:active:{game}", time.time(), "+inf")  # scored by expiry
             actions, decisions, *active = pipe.execute()
 
         applied = CounterMetricFamily(

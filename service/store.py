@@ -5,11 +5,13 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
 - `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py)
-- `<prefix>:index:<status>` sorted set of game ids by creation time, for the lobby
-- `<prefix>:index:<status>:<game>` the same per game (the `cardroom_active_games` metric)
+- `<prefix>:index:<status>` sorted set of game ids, each scored by the Unix time its keys expire, for the lobby
+- `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
 
 A game's `game` and `events` keys expire after its idle time (waiting, active) or retention time (finished),
-renewed by every write (`GameStore.ttl_of`); the indexes drop an expired game when they next meet it.
+renewed by every write (`GameStore.ttl_of`), which re-scores the game in the indexes. Scored by expiry, the
+indexes keep the most recently written games first and the expired ones last, below the current time: a lobby
+page stops there without reading them, and the worker's sweep drops them (`prune_indexes`).
 
 Flask-free: the RQ worker imports it too.
 """
@@ -22,7 +24,8 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
@@ -329,18 +332,51 @@ class GameStore:
         except redis.RedisError:  # the write is stored: a stale index entry heals itself (`listing`)
             log.warning("game %s: index not updated", record.game_id, exc_info=True)
 
+    def index_key(self, status: str, game: str | None = None) -> str:
+        """The sorted set of the games with `status` (and of `game`, if given), scored by expiry time."""
+        return f"{self.prefix}:index:{status}" if game is None else f"{self.prefix}:index:{status}:{game}"
+
     def _index(self, record: GameRecord) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
-        # because the lobby re-reads each record.
+        # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
+        expires = time.time() + self.ttl_of(record)
         with self.client.pipeline(transaction=False) as pipe:
             for status in STATUSES:
-                # by status (the lobby), and by status and game (`cardroom_active_games`, service/metrics.py)
-                for index in (f"{self.prefix}:index:{status}", f"{self.prefix}:index:{status}:{record.game}"):
+                for index in (self.index_key(status), self.index_key(status, record.game)):
                     if status == record.status:
-                        pipe.zadd(index, {record.game_id: record.created_at})
+                        pipe.zadd(index, {record.game_id: expires})
                     else:
                         pipe.zrem(index, record.game_id)
             pipe.execute()
+
+    def prune_indexes(self, batch: int = 500) -> int:
+        """Drop expired games from every index, at most `batch` per index; returns how many entries were dropped.
+
+        An entry past its score is checked against its game's remaining lifetime first: a game whose index write
+        was lost (an outage right after the move) lives on, and is scored again from its own TTL.
+        """
+        from engine import GAMES
+
+        now = time.time()
+        dropped = 0
+        for index in [self.index_key(status, game) for status in STATUSES for game in (None, *GAMES)]:
+            ids = cast(list[bytes], self.client.zrangebyscore(index, "-inf", now, start=0, num=batch))
+            if not ids:
+                continue
+            with self.client.pipeline(transaction=False) as pipe:
+                for game_id in ids:
+                    pipe.pttl(self._key(game_id.decode(), "game"))
+                lifetimes = pipe.execute()
+            gone = [game_id for game_id, left in zip(ids, lifetimes, strict=True) if left < 0]
+            alive = {game_id: now + left / 1000 for game_id, left in zip(ids, lifetimes, strict=True) if left >= 0}
+            with self.client.pipeline(transaction=False) as pipe:
+                if gone:
+                    pipe.zrem(index, *gone)
+                if alive:
+                    pipe.zadd(index, alive)
+                pipe.execute()
+            dropped += len(gone)
+        return dropped
 
     def check_writable(self) -> None:
         """Write one short-lived key: raises redis.exceptions.OutOfMemoryError when Redis is full (`/readyz`)."""
@@ -350,27 +386,40 @@ class GameStore:
         """All stored events of the game, oldest first."""
         return [json.loads(item) for item in self.client.lrange(self._key(game_id, "events"), 0, -1)]
 
-    def listing(self, status: str, offset: int, limit: int) -> Iterator[GameRecord]:
-        """Records of games with `status`, newest first, skipping `offset` (games that expired are skipped)."""
-        index = f"{self.prefix}:index:{status}"
+    def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
+        """Up to `limit` records of games with `status` (and of `game`) after the first `offset`; more to come?
+
+        Most recently written first. O(limit) whatever the number of games or the offset: one range by rank of the
+        index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
+        first entry past its expiry time, as all below it are too. An entry whose game is gone (expired since) or
+        has another status (an index write lost to an outage) is put right and skipped.
+        """
+        index = self.index_key(status, game)
+        now = time.time()
+        records: list[GameRecord] = []
         position = offset
-        while True:
-            ids = cast(list[bytes], self.client.zrevrange(index, position, position + limit - 1))
-            if not ids:
-                return
-            for game_id in ids:
-                try:
-                    record = self.load(game_id.decode())
-                except GameNotFound:
-                    self.forget(game_id.decode())  # expired: the index heals itself
-                    position -= 1
-                    continue
-                if record.status != status:  # an index write lost to an outage: put it right
+        while len(records) <= limit:
+            entries = cast(list[tuple[bytes, float]],
+                           self.client.zrevrange(index, position, position + limit, withscores=True))
+            live = [game_id.decode() for game_id, expires in entries if expires > now]
+            with self.client.pipeline(transaction=False) as pipe:
+                for game_id in live:
+                    pipe.hget(self._key(game_id, "game"), "record")
+                texts = pipe.execute()
+            for game_id, text in zip(live, texts, strict=True):
+                record = None if text is None else GameRecord.from_json(text)
+                if record is None:
+                    self.forget(game_id)  # expired a moment ago
+                elif record.status != status:
                     self._index(record)
-                    position -= 1
+                else:
+                    records.append(record)
                     continue
-                yield record
-            position += len(ids)
+                position -= 1  # the entry left this index
+            if len(live) < len(entries) or len(entries) <= limit:
+                break  # past the live entries, or the end of the index
+            position += len(entries)
+        return records[:limit], len(records) > limit
 
     def forget(self, game_id: str) -> None:
         """Drop a game that expired from every index (the lobby's and the per-game ones of the metrics)."""
@@ -384,8 +433,8 @@ class GameStore:
             pipe.execute()
 
     def active_game_ids(self) -> list[str]:
-        """Ids of the games the index lists as active (some may have expired since: `load` tells)."""
-        ids = cast(list[bytes], self.client.zrange(f"{self.prefix}:index:active", 0, -1))
+        """Ids of the games the index lists as active and not expired (one may expire meanwhile: `load` tells)."""
+        ids = cast(list[bytes], self.client.zrangebyscore(self.index_key("active"), time.time(), "+inf"))
         return [game_id.decode() for game_id in ids]
 
     def revive_key(self, game_id: str, version: int, seat: int) -> str:

@@ -5,7 +5,7 @@ runs every ten minutes, and then marks it failed without running it again. Meanw
 move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock picks it) looks at each active
 game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone (`service.turns.revive_ai_turns`); the
 version check makes the move happen exactly once even if the old job was only slow. The sweep also drops expired
-games from the indexes.
+games from the indexes (`GameStore.prune_indexes`).
 """
 
 from __future__ import annotations
@@ -92,6 +92,7 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
     """Revive the dead AI turns of every active game (once per `interval` across all workers); return them."""
     if not store.client.set(f"{store.prefix}:sweep-lock", 1, nx=True, px=max(1, int(interval * 1000) - 100)):
         return []  # another worker swept within this interval
+    store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
     revived = []
     queue = make_queue(store, queues[0].name)
     for game_id in store.active_game_ids():

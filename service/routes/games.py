@@ -17,6 +17,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import ValidationError
 
+from engine import GAMES
 from engine.protocol import Event
 from service.auth import new_token, player_seat, viewer_seat
 from service.dispatcher import TooManyWaiters
@@ -138,15 +139,11 @@ class Games(MethodView):
 
         Filter by `game` and `status`; page with `offset` and `limit` (at most 100).
         """
-        games = []
-        for record in services().store.listing(query["status"], 0, query["limit"]):
-            if query.get("game") not in (None, record.game):
-                continue
-            games.append(record)
-            if len(games) == query["offset"] + query["limit"] + 1:
-                break
-        page = games[query["offset"] : query["offset"] + query["limit"]]
-        has_more = len(games) > query["offset"] + query["limit"]
+        page: list[GameRecord] = []
+        has_more = False
+        if query.get("game") is None or query["game"] in GAMES:
+            page, has_more = services().store.listing(query["status"], query.get("game"), query["offset"],
+                                                      query["limit"])
         return {
             "games": [
                 {
