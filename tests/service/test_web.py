@@ -30,16 +30,23 @@ def placeholders(text: str) -> set[str]:
 
 
 def test_the_pages_and_their_files_are_served(api):
+    def get(path: str) -> tuple[int, str]:
+        response = api.request("GET", path)
+        with response:  # a file's response holds it open until closed
+            return response.status_code, response.get_data(as_text=True)
+
     page = api.request("GET", "/")
-    assert page.status_code == 200 and page.mimetype == "text/html"
-    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
-    html = page.get_data(as_text=True)
+    with page:
+        assert page.status_code == 200 and page.mimetype == "text/html"
+        assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+        html = page.get_data(as_text=True)
     for path in re.findall(r'(?:src|href)="(/assets/[^"]+)"', html):
-        assert api.request("GET", path).status_code == 200, path
+        assert get(path)[0] == 200, path
     for game in GAMES:
         rules = api.request("GET", f"/v1/rules/{game}").json
         assert rules["rules_page"] == f"/rules/{game}"
-        assert api.request("GET", rules["rules_page"]).status_code == 200
+        status, text = get(rules["rules_page"])
+        assert status == 200 and "/assets/js/rules.js" in text
     missing = api.request("GET", "/rules/chess")
     assert missing.status_code == 404 and missing.json["error"] == "not_found"
 
