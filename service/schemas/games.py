@@ -224,5 +224,6 @@ class RulesSchema(ma.Schema):
     )
     rules_page = fields.String(
         required=True,
-        metadata={"description": "the players' rules page on this server; `?lang=en|ru|es|ta`", "example": "/rules/durak"},
+        metadata={"description": "the players' rules page on this server (`?lang=en|ru|es|ta`)",
+                  "example": "/rules/durak"},
     )

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.driver import (
-    ROOT, api_view, axe_check, check_result_shown, create, offered, play_one, play_to_end, strings,
+    ROOT,
+    api_view,
+    axe_check,
+    check_result_shown,
+    create,
+    offered,
+    play_one,
+    play_to_end,
+    strings,
 )
 
 SETUPS = {

@@ -37,7 +37,8 @@ function stock(ui, state) {
   if (state.stock_size > (state.trump_card ? 1 : 0)) {
     node.append(ui.back(t("pile.stock", { count: state.stock_size })));
   }
-  node.append(element("span", "pile-count", t("pile.stock", { count: state.stock_size })));
+  const suit = `${suitSymbol(state.trump_suit)} ${t(`card.french.suit.${state.trump_suit}`)}`;
+  node.append(element("span", "pile-count", `${t("pile.stock", { count: state.stock_size })} · ${t("badge.trump", { suit })}`));
   return node;
 }
 

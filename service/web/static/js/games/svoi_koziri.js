@@ -6,7 +6,7 @@ import { area, buttons, cards, element, plate, revealedHands, scoreTable } from 
 
 function trumpBadge(state, seat) {
   const suit = state.trumps[seat];
-  return suit ? t("svoi.trump_badge", { suit: `${suitSymbol(suit)} ${t(`card.french.suit.${suit}`)}` }) : null;
+  return suit ? t("badge.trump", { suit: `${suitSymbol(suit)} ${t(`card.french.suit.${suit}`)}` }) : null;
 }
 
 function hand(ui, state, seat) {
