@@ -119,6 +119,11 @@ class Dispatcher:
         finally:
             self._leave(watch)
 
+    def check_room(self) -> None:
+        """Raise `TooManyWaiters` if one more client may not wait now (`max_waiters` wait already)."""
+        if self._waiters >= self.max_waiters:
+            raise TooManyWaiters(f"{self._waiters} clients are waiting in this process already")
+
     def drain(self) -> None:
         """Answer every waiting client now (graceful shutdown: they get the current view or 304) and take no more."""
         self.draining.set()
@@ -148,8 +153,7 @@ class Dispatcher:
     def _enter(self, game_id: str) -> _Watch:
         channel = self.channel_of(game_id).encode()
         with self._lock:
-            if self._waiters >= self.max_waiters:
-                raise TooManyWaiters(f"{self._waiters} clients are waiting in this process already")
+            self.check_room()
             self._start_reader()
             watch = self._watches.get(channel)
             if watch is None:

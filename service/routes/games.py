@@ -90,15 +90,11 @@ def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
 def wait_for_version(game_id: str, after_version: int, seconds: float) -> int | None:
     """Hold this request until the game's version exceeds `after_version` or `seconds` pass; the version seen.
 
-    Aborts 503 `server_busy` (with `Retry-After`) when the process already holds `MAX_WAITERS` waiting clients.
+    Raises:
+        TooManyWaiters: the process holds `MAX_WAITERS` waiting clients (503 `server_busy`, service/errors.py).
     """
     store = services().store
-    try:
-        return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id))
-    except TooManyWaiters as error:
-        abort(503, message=f"too many clients are waiting: {error}; retry later", error="server_busy",
-              headers={"Retry-After": "1"})
-    return None  # not reached: abort() raises
+    return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id))
 
 
 @blp.route("")
@@ -272,9 +268,7 @@ class Stream(MethodView):
         record = services().records.load(game_id)
         seat = viewer_seat(record)  # credentials of no seat answer 401 before the stream starts
         revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
-        if services().dispatcher.waiters >= services().dispatcher.max_waiters:
-            abort(503, message="too many clients are waiting: retry later", error="server_busy",
-                  headers={"Retry-After": "1"})
+        services().dispatcher.check_room()  # a full process answers 503 now, not an empty stream
         after = headers.get("last_event_id", query.get("after_version"))
         events = stream_with_context(view_events(record, seat, after))
         return Response(events, mimetype="text/event-stream",
