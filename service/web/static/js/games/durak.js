@@ -2,25 +2,12 @@
 // attack/defence pairs, take and done.
 
 import { suitSymbol, t } from "../i18n.js";
-import { area, buttons, cards, element, plate, revealedHands, scoreTable } from "./parts.js";
+import { area, cards, element, handGame } from "./parts.js";
 
 function role(state, seat) {
   if (state.attacker === seat) return t("durak.attacker");
   if (state.defender === seat) return t("durak.defender");
   return null;
-}
-
-function hand(ui, state, seat) {
-  const revealed = state.revealed_hands && state.revealed_hands[seat];
-  const own = seat === ui.view.you ? state.hand : revealed;
-  if (!own) return ui.fanOf(seat, state.hand_sizes[seat]);
-  return cards("hand", own.map((code) => {
-    const action = ui.actions().find((legal) => legal.card === code);
-    if (!action) return ui.card(code);
-    const label = action.type === "attack" ? t("durak.attack", { card: ui.cardName(code) })
-      : t("durak.defend", { card: ui.cardName(code), against: ui.cardName(action.against) });
-    return ui.card(code, { action, label });
-  }), t("hand.of", { name: ui.seatName(seat) }));
 }
 
 function stock(ui, state) {
@@ -55,24 +42,21 @@ function table(ui, state) {
 }
 
 export default {
+  ...handGame,
   deck: "french",
 
   render(view, ui) {
     const state = view.state;
-    const you = view.you === null ? 0 : view.you;
-    const other = 1 - you;
-    const opponent = element("div", "seat top", plate(ui, other, role(state, other)), hand(ui, state, other));
     const discard = element("div", "discard",
       state.discard_size ? ui.back(t("pile.discard", { count: state.discard_size })) : null,
       element("span", "pile-count", t("pile.discard", { count: state.discard_size })));
-    const centre = element("div", "centre", stock(ui, state), table(ui, state), discard);
-    const moves = [...ui.actions("take"), ...ui.actions("done")].map((action) => ui.button(action, t(`durak.${action.type}`)));
-    const mine = element("div", "seat bottom", plate(ui, you, role(state, you)), hand(ui, state, you), buttons(...moves));
-    return element("div", "board durak", opponent, centre, mine);
-  },
-
-  turnSeat(view) {
-    return view.to_act.length ? view.to_act[0] : null;
+    return this.board(ui, "durak", {
+      badge: (seat) => role(state, seat),
+      label: (action, code) => (action.type === "attack" ? t("durak.attack", { card: ui.cardName(code) })
+        : t("durak.defend", { card: ui.cardName(code), against: ui.cardName(action.against) })),
+      centre: element("div", "centre", stock(ui, state), table(ui, state), discard),
+      moves: [...ui.actions("take"), ...ui.actions("done")].map((action) => ui.button(action, t(`durak.${action.type}`))),
+    });
   },
 
   describe(event, said, ui) {
@@ -86,13 +70,5 @@ export default {
       case "trump_card_drawn": return said("log.durak.trump_drawn", { card });
       default: return null;
     }
-  },
-
-  scores(view, ui) {
-    return scoreTable(ui, view.result.scores);
-  },
-
-  revealed(view, ui) {
-    return revealedHands(ui, view.state && view.state.revealed_hands);
   },
 };

@@ -70,3 +70,44 @@ export function revealedHands(ui, hands) {
   });
   return node;
 }
+
+/**
+ * A hand of a two-player game with hands (Durak, Svoi Koziri): the viewer's own cards, each a button when some
+ * legal action plays it (`label(action, code)` names that move); another seat's cards face down until revealed.
+ */
+function handOf(ui, state, seat, label) {
+  const revealed = state.revealed_hands && state.revealed_hands[seat];
+  const own = seat === ui.view.you ? state.hand : revealed;
+  if (!own) return ui.fanOf(seat, state.hand_sizes[seat]);
+  return cards("hand", own.map((code) => {
+    const action = ui.actions().find((legal) => legal.card === code);
+    return action ? ui.card(code, { action, label: label(action, code) }) : ui.card(code);
+  }), t("hand.of", { name: ui.seatName(seat) }));
+}
+
+/** What the two-player games with hands share: one seat to act, a score per seat, the hands shown at the end. */
+export const handGame = {
+  /**
+   * The board: the other seat at the top, `centre`, the viewer (seat 0 for a spectator) at the bottom with `moves`
+   * (buttons); `badge(seat)` is a seat's role, `label(action, code)` names the move a card makes.
+   */
+  board(ui, className, { badge, label, centre, moves }) {
+    const state = ui.view.state;
+    const you = ui.view.you === null ? 0 : ui.view.you;
+    const side = (seat, where, ...extra) => element("div", `seat ${where}`, plate(ui, seat, badge(seat)),
+      handOf(ui, state, seat, label), ...extra);
+    return element("div", `board ${className}`, side(1 - you, "top"), centre, side(you, "bottom", buttons(...moves)));
+  },
+
+  turnSeat(view) {
+    return view.to_act.length ? view.to_act[0] : null;
+  },
+
+  scores(view, ui) {
+    return scoreTable(ui, view.result.scores);
+  },
+
+  revealed(view, ui) {
+    return revealedHands(ui, view.state && view.state.revealed_hands);
+  },
+};

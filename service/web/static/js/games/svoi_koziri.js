@@ -2,22 +2,11 @@
 // card and size, both hands, lead / beat / play / take.
 
 import { suitSymbol, t } from "../i18n.js";
-import { area, buttons, cards, element, plate, revealedHands, scoreTable } from "./parts.js";
+import { area, buttons, cards, element, handGame } from "./parts.js";
 
 function trumpBadge(state, seat) {
   const suit = state.trumps[seat];
   return suit ? t("badge.trump", { suit: `${suitSymbol(suit)} ${t(`card.french.suit.${suit}`)}` }) : null;
-}
-
-function hand(ui, state, seat) {
-  const revealed = state.revealed_hands && state.revealed_hands[seat];
-  const own = seat === ui.view.you ? state.hand : revealed;
-  if (!own) return ui.fanOf(seat, state.hand_sizes[seat]);
-  return cards("hand", own.map((code) => {
-    const action = ui.actions().find((legal) => legal.card === code);
-    if (!action) return ui.card(code);
-    return ui.card(code, { action, label: t(`svoi.${action.type}`, { card: ui.cardName(code) }) });
-  }), t("hand.of", { name: ui.seatName(seat) }));
 }
 
 function pile(ui, state) {
@@ -32,13 +21,11 @@ function pile(ui, state) {
 }
 
 export default {
+  ...handGame,
   deck: "french",
 
   render(view, ui) {
     const state = view.state;
-    const you = view.you === null ? 0 : view.you;
-    const other = 1 - you;
-    const opponent = element("div", "seat top", plate(ui, other, trumpBadge(state, other)), hand(ui, state, other));
     const choices = ui.actions("choose_trump").map((action) => ui.button(action,
       t("svoi.choose_trump", { suit: t(`card.french.suit.${action.suit}`) }),
       element("span", `suit-choice suit-${action.suit}`, suitSymbol(action.suit))));
@@ -50,13 +37,12 @@ export default {
       && t("svoi.six_passed", { who: ui.seatName(seat), card: ui.short(code) })).filter(Boolean);
     if (passed.length) centre.append(element("p", "note", passed.join(" · ")));
     if (view.status === "active" && state.step) centre.append(element("p", "note step", t(`svoi.step.${state.step}`)));
-    const moves = ui.actions("take").map((action) => ui.button(action, t("svoi.take")));
-    const mine = element("div", "seat bottom", plate(ui, you, trumpBadge(state, you)), hand(ui, state, you), buttons(...moves));
-    return element("div", "board svoi", opponent, centre, mine);
-  },
-
-  turnSeat(view) {
-    return view.to_act.length ? view.to_act[0] : null;
+    return this.board(ui, "svoi", {
+      badge: (seat) => trumpBadge(state, seat),
+      label: (action, code) => t(`svoi.${action.type}`, { card: ui.cardName(code) }),
+      centre,
+      moves: ui.actions("take").map((action) => ui.button(action, t("svoi.take"))),
+    });
   },
 
   describe(event, said, ui) {
@@ -72,13 +58,5 @@ export default {
       case "took": return said("log.svoi.took", { count: event.cards.length });
       default: return null;
     }
-  },
-
-  scores(view, ui) {
-    return scoreTable(ui, view.result.scores);
-  },
-
-  revealed(view, ui) {
-    return revealedHands(ui, view.state && view.state.revealed_hands);
   },
 };
