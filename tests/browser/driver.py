@@ -49,8 +49,12 @@ def offered(page) -> list[tuple[Any, dict[str, Any]]]:
             for element in page.query_selector_all(f"{ROOT} [data-action]")]
 
 
-def choose(game: str, actions: list[tuple[Any, dict[str, Any]]]):  # noqa: ANN201
-    for kind in PREFERENCE[game]:
+# Talmut before its call: a few turns of drawing, so the table has something to show
+WARM_UP = {**PREFERENCE, "talmut": ["skip_power", "discard", "draw"]}
+
+
+def choose(preference: list[str], actions: list[tuple[Any, dict[str, Any]]]):  # noqa: ANN201
+    for kind in preference:
         for element, body in actions:
             if body["type"] == kind and body.get("source", "stock") == "stock":
                 return element
@@ -67,14 +71,14 @@ def wait_for_change(page, seen: int) -> None:
         " return root.dataset.status === 'finished' || Number(root.dataset.version) > seen; }", arg=seen)
 
 
-def play_one(page, game: str) -> bool:
+def play_one(page, game: str, preference: dict[str, list[str]] = PREFERENCE) -> bool:
     """Click the preferred legal action if one is offered (then wait for the table to move on); else wait for a new
     version. False once the game is finished."""
     if page.get_attribute(ROOT, "data-status") == "finished":
         return False
     seen = version(page)
     if page.get_attribute(ROOT, "aria-busy") is None:
-        element = choose(game, offered(page))
+        element = choose(preference[game], offered(page))
         if element is not None:
             element.click()
     wait_for_change(page, seen)
