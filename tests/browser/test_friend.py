@@ -41,4 +41,8 @@ def test_durak_against_a_friend_through_the_join_link(new_page, server):
         check_result_shown(page, api_view(server.base_url, page), text)
     names = ann.locator("[data-result] table.scores tbody th").all_inner_texts()
     assert names == ["You", "Bob"]
+    # the other player's moves came by the push stream, not by polling
+    requested = ann.evaluate("performance.getEntriesByType('resource').map(entry => entry.name)")
+    assert any(url.endswith(f"/v1/games/{game_id}/stream") for url in requested)
+    assert not any("after_version=" in url for url in requested)
 
