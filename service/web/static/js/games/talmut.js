@@ -7,6 +7,12 @@ import { area, buttons, cards, element, plate } from "./parts.js";
 
 const same = (a, b) => a && b && a.seat === b.seat && a.position === b.position;
 
+/** "AI 2 (easy), card 3", or "your card 3". */
+function where(ui, seat, position) {
+  const key = seat === ui.view.you ? "talmut.own_position" : "talmut.position";
+  return t(key, { name: ui.seatName(seat), position: position + 1 });
+}
+
 /** The one action a click on slot (seat, position) plays, besides the two-step blind swap. */
 function slotAction(ui, seat, position) {
   return ui.actions().find((action) => {
@@ -17,7 +23,7 @@ function slotAction(ui, seat, position) {
 }
 
 function slotLabel(ui, action, seat, position, what) {
-  const place = t("talmut.position", { name: ui.seatName(seat), position: position + 1 });
+  const place = where(ui, seat, position);
   if (!action) return `${place}: ${what}`;
   return t(`talmut.slot.${action.type}`, { place, what });
 }
@@ -43,7 +49,7 @@ function slot(ui, seat, data, blindSwaps) {
   if (action || pairing) {
     const playing = action || pairing;
     const label = pairing
-      ? t("talmut.slot.blind_swap", { place: t("talmut.position", { name: ui.seatName(seat), position: data.position + 1 }) })
+      ? t("talmut.slot.blind_swap", { place: where(ui, seat, data.position) })
       : slotLabel(ui, action, seat, data.position, what);
     node = known ? ui.card(known, { action: playing, label }) : ui.faceDownButton(playing, label);
   } else if (blindSwaps.some((swap) => same(swap.a, here) || same(swap.b, here))) {
@@ -56,7 +62,7 @@ function slot(ui, seat, data, blindSwaps) {
     button.append(...node.childNodes);
     button.dataset.focus = `pick-${seat}-${data.position}`;
     button.setAttribute("aria-pressed", String(chosen));
-    button.setAttribute("aria-label", t("talmut.pick", { place: t("talmut.position", { name: ui.seatName(seat), position: data.position + 1 }), what }));
+    button.setAttribute("aria-label", t("talmut.pick", { place: where(ui, seat, data.position), what }));
     button.addEventListener("click", () => {
       ui.selection = chosen ? null : { version: view.version, place: here };
       ui.render();
@@ -165,7 +171,7 @@ export default {
   },
 
   describe(event, said, ui) {
-    const place = (spot) => t("talmut.position", { name: ui.seatName(spot.seat), position: spot.position + 1 });
+    const place = (spot) => where(ui, spot.seat, spot.position);
     switch (event.type) {
       case "drew": return said(`log.talmut.drew_${event.source}`, { card: event.card ? ui.short(event.card) : "" });
       case "swapped": return said("log.talmut.swapped", { position: event.position + 1, card: ui.short(event.discarded) });
