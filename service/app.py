@@ -12,7 +12,7 @@ from service import config, errors, logs, ratelimit
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
-from service.routes import games, health, metrics, rules
+from service.routes import games, health, metrics, rules, web
 from service.schemas.actions import register_action_components
 from service.store import GameStore, check_eviction_policy
 from service.turns import make_queue
@@ -38,6 +38,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_action_components(api.spec)
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
+    app.register_blueprint(web.blp)  # the browser table: pages, not API operations, so not in the spec
     errors.register(app)
     logs.init_app(app)
     metrics.init_app(app)
