@@ -37,9 +37,11 @@ DEFAULT_ERROR_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "payload_too_large",
-    415: "invalid_request",
+    414: "invalid_request",
+    415: "unsupported_media_type",
     422: "invalid_request",
     429: "rate_limited",
+    431: "invalid_request",
 }
 
 

@@ -345,3 +345,21 @@ def test_a_deeply_nested_body_is_an_invalid_request(api):
         response = api.client.post(path, data=nested, headers=headers)
         assert (response.status_code in (400, 422), response.json["error"]) == (True, "invalid_request"), path
     assert version_of(api, game_id) == 2
+
+
+def test_a_body_that_is_not_declared_json_is_415_and_changes_nothing(api):
+    """A body POST must say `Content-Type: application/json` (or a `+json` type): 415 `unsupported_media_type`,
+    not a 422 that claims the fields are missing although the body holds them."""
+    game_id, tokens = api.create_humans(K1)
+    body = json.dumps({"game": "durak", "seats": [{"kind": "human"}, {"kind": "human"}]})
+    for content_type in (None, "text/plain", "application/x-www-form-urlencoded", "application/jsonx"):
+        headers = {} if content_type is None else {"Content-Type": content_type}
+        for path in ("/v1/games", f"/v1/games/{game_id}/seats", f"/v1/games/{game_id}/actions"):
+            response = api.client.post(path, data=body, headers={**headers, "Authorization": f"Bearer {tokens[0]}"})
+            refused = (response.status_code, response.json["error"])
+            assert refused == (415, "unsupported_media_type"), (path, content_type)
+            assert "application/json" in response.json["message"]
+    assert api.request("GET", "/v1/games?status=waiting").json["games"] == []
+    assert version_of(api, game_id) == 2
+    typed = api.client.post("/v1/games", data=body, headers={"Content-Type": "application/vnd.api+json; charset=utf-8"})
+    assert typed.status_code == 201, typed.json
