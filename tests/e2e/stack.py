@@ -24,6 +24,30 @@ from tests.redis_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+STALL_SECONDS = 120.0
+"""The e2e hang guard: a game that made no progress (no new version) for this long is stuck. An AI move takes
+milliseconds, a revived one AI_JOB_STALE_SECONDS plus a sweep (25 s): this is ten times a slow normal wait, and it
+holds at any machine load, where a deadline for a whole game does not (issue 15, point 11)."""
+START_SECONDS = 120.0
+"""Hang guard of a stack's start: gunicorn importing the app takes a few seconds, several times that on a loaded
+machine."""
+
+
+class StallGuard:
+    """A hang guard that judges progress, not time: `check(marker)` fails once `marker` (e.g. a game's version)
+    has stayed the same for `seconds`."""
+
+    def __init__(self, what: str, seconds: float = STALL_SECONDS) -> None:
+        self.what = what
+        self.seconds = seconds
+        self.marker: object = None
+        self.since = time.monotonic()
+
+    def check(self, marker: object) -> None:
+        """Note `marker` now; fail if it has not changed for `seconds`."""
+        if marker != self.marker:
+            self.marker, self.since = marker, time.monotonic()
+        assert time.monotonic() - self.since < self.seconds, f"{self.what}: no progress for {self.seconds} s"
 __all__ = ["free_port"]  # re-exported for the tests that start servers of their own
 
 
@@ -70,7 +94,7 @@ def start_stack(
     (`Stack.logs`). Waits until `ready_path` answers 200.
 
     Raises:
-        RuntimeError: a process died or the app was not ready within 30 s (the message holds the logs).
+        RuntimeError: a process died or the app was not ready within START_SECONDS (the message holds the logs).
     """
     unique = f"{label}-{uuid.uuid4().hex[:10]}"
     port = free_port()
@@ -113,7 +137,7 @@ def start_process(stack: Stack, name: str, command: list[str]) -> subprocess.Pop
     return process
 
 
-def _wait_ready(stack: Stack, path: str, timeout: float = 30) -> None:
+def _wait_ready(stack: Stack, path: str, timeout: float = START_SECONDS) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if any(process.poll() is not None for process in stack.processes):

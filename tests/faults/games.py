@@ -8,11 +8,7 @@ from typing import Any
 
 import requests
 
-from tests.e2e.stack import Stack
-
-STALL_SECONDS = 240.0
-"""Hang guard of `wait_finished`: no game moved for this long. A revived AI turn takes AI_JOB_STALE_SECONDS plus a
-sweep (25 s by default), an AI move a few milliseconds: this is ten times the slowest normal wait and then some."""
+from tests.e2e.stack import Stack, StallGuard
 
 
 def create_ai_games(stack: Stack, count: int, game: str = "durak") -> list[str]:
@@ -34,10 +30,9 @@ def versions(stack: Stack, game_ids: list[str]) -> dict[str, int]:
 
 
 def wait_until(stack: Stack, game_ids: list[str], done: Any) -> dict[str, dict[str, Any]]:
-    """Poll the games' spectator views until `done(views)` holds; fail when no game moved for `STALL_SECONDS` or
-    when one of the stack's workers exited."""
-    seen: dict[str, int] = {}
-    moved = time.monotonic()
+    """Poll the games' spectator views until `done(views)` holds; fail when no game moved for `STALL_SECONDS`
+    (tests/e2e/stack.py) or when one of the stack's workers exited."""
+    guard = StallGuard(f"{len(game_ids)} games")
     while True:
         exited = [worker.returncode for worker in stack.workers if worker.poll() is not None]
         assert not exited, f"a worker exited with status {exited}"
@@ -45,10 +40,7 @@ def wait_until(stack: Stack, game_ids: list[str], done: Any) -> dict[str, dict[s
                  for game_id in game_ids}
         if done(views):
             return views
-        now = {game_id: view["version"] for game_id, view in views.items()}
-        if now != seen:
-            seen, moved = now, time.monotonic()
-        assert time.monotonic() - moved < STALL_SECONDS, f"no game moved for {STALL_SECONDS} s: {now}"
+        guard.check({game_id: view["version"] for game_id, view in views.items()})
         time.sleep(0.5)
 
 
