@@ -80,7 +80,12 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 
 def is_outage(error: BaseException) -> bool:
-    """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full."""
+    """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full.
+
+    Refused credentials are a ConnectionError too, but no outage: waiting would hide the misconfiguration.
+    """
+    if isinstance(error, redis.AuthenticationError | redis.exceptions.AuthorizationError):
+        return False
     return isinstance(error, redis.ConnectionError | redis.TimeoutError) or is_out_of_memory(error)
 
 
@@ -93,6 +98,9 @@ class UntilRedisAnswers(Retry):
     """
 
     _stopped = False
+    _warned_at = 0.0
+    WARN_EVERY_SECONDS = 10.0
+    """While it waits, a process logs the outage at most this often (RQ's own messages never come: it sees none)."""
 
     @classmethod
     def stop_waiting(cls) -> None:
@@ -111,7 +119,11 @@ class UntilRedisAnswers(Retry):
     def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):  # type: ignore[no-untyped-def]
         """Retry's own, with only outages retryable (and only those `is_retryable` allows, if redis-py gives one)."""
         def retryable(error: Exception) -> bool:
-            return not self._stopped and is_outage(error) and (is_retryable is None or is_retryable(error))
+            waits = not self._stopped and is_outage(error) and (is_retryable is None or is_retryable(error))
+            if waits and time.monotonic() - UntilRedisAnswers._warned_at >= self.WARN_EVERY_SECONDS:
+                UntilRedisAnswers._warned_at = time.monotonic()
+                log.warning("Redis cannot serve (%s): waiting for it", error)
+            return waits
 
         return super().call_with_retry(do, fail, retryable, with_failure_count)
 

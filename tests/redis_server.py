@@ -38,8 +38,13 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def password(self) -> str | None:
+        """The `--requirepass` among the options, if any (`url` leaves it out: a client must bring it itself)."""
+        return self.options[self.options.index("--requirepass") + 1] if "--requirepass" in self.options else None
+
     def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=5)
+        return redis.Redis(port=self.port, password=self.password, socket_connect_timeout=1, socket_timeout=5)
 
     def start(self) -> None:
         """Start (or restart, on the same data) and return once it answers PING."""
@@ -48,7 +53,7 @@ class RedisServer:
              "--appendonly", "yes", "--appendfsync", "always", "--save", "", *self.options],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=0.2)
         for _ in range(200):
             try:
                 client.ping()

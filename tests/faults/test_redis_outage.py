@@ -9,11 +9,15 @@ Redis (SIGSTOP) is the other kind of outage: a worker only notices one longer th
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
 import requests
 
+from tests.e2e.stack import REPO
 from tests.faults.games import assert_each_version_written_once, create_ai_games, wait_finished, wait_until
 from tests.redis_server import RedisServer
 
@@ -74,3 +78,12 @@ def test_a_worker_stopped_during_an_outage_exits_instead_of_waiting(make_stack, 
     assert worker.poll() is None
     worker.terminate()
     assert worker.wait(timeout=60) == 0, stack.log_text()
+
+
+def test_a_worker_refused_by_redis_exits_instead_of_waiting(make_redis) -> None:  # type: ignore[no-untyped-def]
+    """Wrong or missing credentials are no outage: waiting would hide the misconfiguration for ever."""
+    server = make_redis("--requirepass", "secret")
+    environment = dict(os.environ, REDIS_URL=server.url, KEY_PREFIX="auth", RQ_QUEUE="auth")
+    worker = subprocess.run([sys.executable, "-m", "worker"], cwd=REPO, env=environment, capture_output=True,
+                            text=True, timeout=120)
+    assert worker.returncode != 0 and "Authentication required" in worker.stderr, worker.stderr[-2000:]
