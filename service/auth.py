@@ -7,11 +7,16 @@ header is a spectator.
 from __future__ import annotations
 
 import secrets
+import time
 
 from flask import request
 from flask_smorest import abort
 
+from service.extensions import services
 from service.store import GameRecord, hash_token, seat_for_token
+
+PRESENCE_SECONDS = 10
+"""A seat's `last_seen` is written at most once per this many seconds (shared/API.md presence)."""
 
 
 def bearer_token() -> str | None:
@@ -33,13 +38,18 @@ def viewer_seat(record: GameRecord) -> int | None:
 
 
 def player_seat(record: GameRecord) -> int:
-    """The seat of the request's token; aborts 401 `unauthorized` without a token or for a token of no seat."""
+    """The seat of the request's token, whose presence it records; 401 `unauthorized` without one or of no seat.
+
+    Every authenticated request counts as the seat being present (`GameStore.touch_seen`, at most one write per
+    `PRESENCE_SECONDS`): the view's `last_seen`, so clients can show that a player went away.
+    """
     token = bearer_token()
     seat = None if token is None else seat_for_token(record, token)
     if seat is None:
         # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
         abort(401, message="this token holds no seat of this game", error="unauthorized",
               headers={"WWW-Authenticate": "Bearer"})
+    services().store.touch_seen(record, seat, time.time(), PRESENCE_SECONDS)  # type: ignore[arg-type]
     return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
 
 

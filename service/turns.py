@@ -30,6 +30,7 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.ai import LEVELS
 from engine.cards import parse_deck, shuffled
 from engine.protocol import Action, Event
+from service import clocks
 from service.config import lifetimes
 from service.metrics import count_action
 from service.store import GameRecord, GameStore, SeatRecord
@@ -72,13 +73,17 @@ def create_game(
     options: dict[str, object],
     deck: list[str] | None = None,
     seed: int | None = None,
+    visibility: str = "public",
+    invites: Sequence[str] = (),
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
 
     `seats` are the stored seat records in seat order: AI seats with their `level`, human seats open or (the
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
-    neither, a random seed. shared/API.md "Resources".
+    neither, a random seed. `options.clock` is the service's (service/clocks.py), the other options the game's.
+    A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats.
+    shared/API.md "Resources".
 
     Raises:
         UnknownGame: no such game.
@@ -89,7 +94,9 @@ def create_game(
     if game_name not in GAMES:
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
-    parsed_options = game.parse_options(options)
+    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
+    if clocks.OPTION in options:
+        options = {**options, clocks.OPTION: clocks.parse_clock(options[clocks.OPTION])}
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):
@@ -111,21 +118,32 @@ def create_game(
         seats=seats,
         options=options,
         state=game.dump_state(state),
+        visibility=visibility,
+        invites=list(invites),
     )
     record.decoded = state
+    record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
     enqueue_ai_turns(store, queue, record)
+    clocks.schedule_timeouts(queue, store.prefix, record)
     return record
 
 
 def play(
-    store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action, notes: Sequence[Event] = ()
+    store: GameStore,
+    queue: Queue,
+    record: GameRecord,
+    seat: int,
+    action: Action,
+    notes: Sequence[Event] = (),
+    by_clock: clocks.ClockMove | None = None,
 ) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
 
     `notes` are service events stored just before the action's own, in the same write (the worker's
-    `ai_fallback`: the AI's level failed and a fallback level chose this move).
+    `ai_fallback`: the AI's level failed and a fallback level chose this move; a clock's `timeout`). `by_clock`
+    says the clock made this move for the seat (service/clocks.py `next_clock`), None: the seat itself.
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
@@ -152,6 +170,7 @@ def play(
         ai_delays_since=ai_delays_since(record, state, time.time()),
     )
     new_record.decoded = state
+    new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
     count_action(store.client, store.prefix, record.game, action["type"])
@@ -167,9 +186,10 @@ def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
     """
     try:
         enqueue_ai_turns(store, queue, record)
+        clocks.schedule_timeouts(queue, store.prefix, record)
     except redis.RedisError:
-        log.warning("game %s version %s: AI turn not enqueued, left to the sweep", record.game_id, record.version,
-                    exc_info=True)
+        log.warning("game %s version %s: AI turn or timeout not enqueued, left to the sweep", record.game_id,
+                    record.version, exc_info=True)
 
 
 def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
@@ -188,9 +208,12 @@ def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
 def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
     """Store a change that is not a game action (a seat taken, the game started) and wake the AI if due.
 
+    The clock of `new_record` is computed here (a game that starts starts its clock).
+
     Raises:
         VersionConflict: another write landed first; nothing was changed.
     """
+    new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
     wake_ai(store, queue, new_record)
 
@@ -335,8 +358,5 @@ def revive_ai_turns(
 
 
 def _optional_only(record: GameRecord, seat: int) -> bool:
-    game = GAMES[record.game]
-    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
-    legal = game.legal_actions(record.engine_state(), seat)
-    return all(action["type"] in optional for action in legal)
+    return not clocks.must_act(record, seat)
 
