@@ -40,8 +40,8 @@ def viewer_seat(record: GameRecord) -> int | None:
 def player_seat(record: GameRecord) -> int:
     """The seat of the request's token, whose presence it records; 401 `unauthorized` without one or of no seat.
 
-    Every authenticated request counts as the seat being present (`GameStore.touch_seen`, at most one write per
-    `PRESENCE_SECONDS`): the view's `last_seen`, so clients can show that a player went away.
+    Every authenticated request counts as the seat being present (`mark_present`): the view's `last_seen`, so
+    clients can show that a player went away.
     """
     token = bearer_token()
     seat = None if token is None else seat_for_token(record, token)
@@ -49,8 +49,13 @@ def player_seat(record: GameRecord) -> int:
         # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
         abort(401, message="this token holds no seat of this game", error="unauthorized",
               headers={"WWW-Authenticate": "Bearer"})
-    services().store.touch_seen(record, seat, time.time(), PRESENCE_SECONDS)  # type: ignore[arg-type]
+    mark_present(record, seat)  # type: ignore[arg-type]
     return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
+
+
+def mark_present(record: GameRecord, seat: int) -> None:
+    """Record that `seat`'s player is here now (`last_seen`), at most once per `PRESENCE_SECONDS`."""
+    services().store.touch_seen(record, seat, time.time(), PRESENCE_SECONDS)
 
 
 def new_token() -> tuple[str, str]:

@@ -46,11 +46,12 @@ redis.call('PUBLISH', KEYS[3], ARGV[2])
 return 1
 """
 
-# Delete a game only if it is still at the version its deleter read (a seat taken meanwhile keeps it alive).
+# Delete a game only if it is still at the version its deleter read (a seat taken meanwhile keeps it alive). The
+# version after it is published so that every waiter wakes at once, reads, and finds no game.
 _COMPARE_AND_DELETE = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
-redis.call('PUBLISH', KEYS[3], ARGV[1])
+redis.call('PUBLISH', KEYS[3], tonumber(ARGV[1]) + 1)
 return 1
 """
 

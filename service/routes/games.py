@@ -22,7 +22,7 @@ from flask_smorest import abort
 from marshmallow import ValidationError
 
 from engine.protocol import Event
-from service.auth import bearer_token, new_token, player_seat, viewer_seat
+from service.auth import bearer_token, mark_present, new_token, player_seat, viewer_seat
 from service.dispatcher import TooManyWaiters
 from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
@@ -339,6 +339,8 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
                 sent = record.version
             if record.status == "finished" and sent >= record.version:
                 return
+            if seat is not None:
+                mark_present(record, seat)  # a player holding a stream is here (its one request is long)
             version = dispatcher.wait(game_id, sent, keepalive, lambda: store.version(game_id))
             if dispatcher.draining.is_set():
                 return

@@ -131,7 +131,7 @@ def test_a_move_racing_the_deadline_or_the_timeout_one_lands_and_the_other_is_no
     """Moves sent from just before to well after each deadline: either the move is applied and no timeout at that
     version, or the timeout (a forfeit) is, and the move gets 409 or 412."""
     outcomes = []
-    for offset in (-0.6, -0.3, -0.1, 0.0, 0.1, 0.3, 0.6, 0.9, 1.2, 1.5):
+    for offset in (-0.3, 0.0, 0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1, 2.4):  # RQ runs it up to ~2 s late
         game = create(stack, [{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1,
                       options={"clock": {"turn_seconds": 1, "on_timeout": "forfeit"}})
         game_id, token = game["game_id"], game["player_token"]
@@ -312,6 +312,20 @@ def test_a_private_game_is_never_listed_and_its_code_seats_once(stack: Stack) ->
     started = join(stack, game_id, "Cid", invite=codes[1])
     assert (started.status_code, started.json()["status"]) == (201, "active")
     assert game_id not in listed()
+
+
+def test_the_waiters_of_a_game_its_last_player_left_are_answered_at_once(stack: Stack) -> None:
+    game = create(stack, [{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    url = f"{stack.base_url}/v1/games/{game['game_id']}"
+    with ThreadPoolExecutor(1) as pool:
+        started = time.monotonic()
+        waiting = pool.submit(requests.get, f"{url}?after_version=1&wait=30", timeout=60)
+        time.sleep(0.5)  # most likely held by then; if not, it finds no game at once all the same
+        left = requests.post(f"{url}/leave", headers=bearer(game["player_token"]), timeout=10)
+        assert left.json()["outcome"] == "game_deleted"
+        answer = waiting.result()
+    assert (answer.status_code, answer.json()["error"]) == (404, "game_not_found")
+    assert time.monotonic() - started < 25, "held to the end of its 30 s wait"
 
 
 def test_presence_shows_each_seats_last_request(stack: Stack) -> None:
