@@ -96,14 +96,17 @@ def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     return with_presence(view, services().store.last_seen(record.game_id))
 
 
-def wait_for_version(game_id: str, after_version: int, seconds: float) -> int | None:
-    """Hold this request until the game's version exceeds `after_version` or `seconds` pass; the version seen.
+def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> int | None:
+    """Hold this request until the version of `record`'s game exceeds `after_version` or `seconds` pass.
+
+    `record` is the game as this request read it. Returns the version seen last.
 
     Raises:
         TooManyWaiters: the process holds `MAX_WAITERS` waiting clients (503 `server_busy`, service/errors.py).
     """
-    store = services().store
-    return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id))
+    store, game_id = services().store, record.game_id
+    known = None if record.read_at is None else (record.version, record.read_at)
+    return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id), known)
 
 
 @blp.route("")
@@ -271,7 +274,7 @@ class GameResource(MethodView):
         revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
         if after is not None and query["wait"] > 0 and record.version <= after:
             wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
-            record = services().records.load(game_id, at_least=wait_for_version(game_id, after, wait))
+            record = services().records.load(game_id, at_least=wait_for_version(record, after, wait))
         headers = {"ETag": f'"{record.version}"'}
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
@@ -325,7 +328,6 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
     schema = ViewSchema()
     keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
     dispatcher = services().dispatcher
-    store = services().store
     game_id = record.game_id
     sent = after
     # first, at once, so the client gets the headers now, not with the first new version: how soon to reconnect
@@ -341,7 +343,7 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
                 return
             if seat is not None:
                 mark_present(record, seat)  # a player holding a stream is here (its one request is long)
-            version = dispatcher.wait(game_id, sent, keepalive, lambda: store.version(game_id))
+            version = wait_for_version(record, sent, keepalive)
             if dispatcher.draining.is_set():
                 return
             if version is None or version <= sent:
