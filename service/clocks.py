@@ -27,10 +27,10 @@ from typing import Any, Literal
 import marshmallow as ma
 from marshmallow import fields, validate
 from rq import Queue
-from rq.exceptions import DuplicateJobError
 
 from engine import GAMES
 from engine.errors import InvalidOptions
+from service.scheduling import enqueue_once
 from service.store import GameRecord
 
 OPTION = "clock"
@@ -239,21 +239,9 @@ def schedule_timeouts(queue: Queue, key_prefix: str, record: GameRecord, only: l
     never early and about a second late at most; a deadline already past is enqueued at once. A job of an older
     version finds a newer one and does nothing. `only` limits it to those seats (the sweep's `revive_timeouts`).
     """
-    now = datetime.now(UTC).timestamp()
     for seat, deadline in deadlines(record).items():
-        if only is not None and seat not in only:
-            continue
-        job = {
-            "args": (key_prefix, record.game_id, record.version, seat),
-            "job_id": timeout_job_id(record.game_id, record.version, seat),
-            "job_timeout": TIMEOUT_JOB_TIMEOUT_SECONDS,
-            "unique": True,
-        }
-        due = math.ceil(deadline)
-        try:
-            if due > now:
-                queue.enqueue_at(datetime.fromtimestamp(due, tz=UTC), TIMEOUT_JOB, **job)
-            else:
-                queue.enqueue(TIMEOUT_JOB, **job)
-        except DuplicateJobError:
-            pass
+        if only is None or seat in only:
+            enqueue_once(
+                queue, math.ceil(deadline), TIMEOUT_JOB, timeout_job_id(record.game_id, record.version, seat),
+                args=(key_prefix, record.game_id, record.version, seat), job_timeout=TIMEOUT_JOB_TIMEOUT_SECONDS,
+            )

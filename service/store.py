@@ -369,6 +369,14 @@ class GameStore:
         ids = cast(list[bytes], self.client.zrange(f"{self.prefix}:index:active", 0, -1))
         return [game_id.decode() for game_id in ids]
 
+    def count(self, name: str) -> int:
+        """Add one to the counter `name` (e.g. a `revive_key`), kept for the idle time; the new count."""
+        with self.client.pipeline() as pipe:
+            pipe.incr(name)
+            pipe.expire(name, self.idle_ttl_seconds)
+            count, _ = pipe.execute()
+        return int(count)
+
     def revive_key(self, game_id: str, version: int, seat: int) -> str:
         """Counter of how often an AI turn was enqueued again (service/turns.py `revive_ai_turns`)."""
         return self._key(game_id, f"revived:{version}:{seat}")

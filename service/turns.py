@@ -18,11 +18,10 @@ import secrets
 import time
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import redis
 from rq import Callback, Queue
-from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import now as rq_now
 
@@ -33,6 +32,7 @@ from engine.protocol import Action, Event
 from service import clocks
 from service.config import lifetimes
 from service.metrics import count_action
+from service.scheduling import enqueue_once
 from service.store import GameRecord, GameStore, SeatRecord
 from service.views import stored_event
 
@@ -268,20 +268,11 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     for seat in seats:
         delay_ms = delay_of(state, seat) if delay_of is not None else 0
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
-        job = {
-            "args": (store.prefix, record.game_id, record.version, seat),
-            "job_id": ai_job_id(record.game_id, record.version, seat),
-            "job_timeout": AI_JOB_TIMEOUT_SECONDS,
-            "on_failure": Callback(AI_JOB_FAILED),
-            "unique": True,
-        }
-        try:
-            if due > now:
-                queue.enqueue_at(datetime.fromtimestamp(due, tz=UTC), AI_JOB, **job)
-            else:
-                queue.enqueue(AI_JOB, **job)
-        except DuplicateJobError:
-            pass
+        enqueue_once(
+            queue, due, AI_JOB, ai_job_id(record.game_id, record.version, seat),
+            args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,
+            on_failure=Callback(AI_JOB_FAILED),
+        )
 
 
 def _ai_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
@@ -342,11 +333,7 @@ def revive_ai_turns(
         name = store.revive_key(record.game_id, record.version, seat)
         if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):
             continue  # another process revives it right now
-        with store.client.pipeline() as pipe:
-            pipe.incr(name)
-            pipe.expire(name, store.idle_ttl_seconds)
-            count, _ = pipe.execute()
-        if count > MAX_REVIVES:
+        if store.count(name) > MAX_REVIVES:
             continue
         log.warning("AI turn of game %s version %s seat %s: job %s, enqueued again", record.game_id,
                     record.version, seat, "missing" if job is None else job.get_status(refresh=False))

@@ -13,7 +13,7 @@ import logging
 import random
 import time
 
-from rq import Queue, get_current_job
+from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
@@ -21,10 +21,10 @@ from engine.ai import choose_action
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service import clocks
-from service.store import GameNotFound, GameRecord, GameStore, VersionConflict
+from service.store import GameRecord, GameStore, VersionConflict
 from service.turns import MAX_REVIVES, job_is_live, make_queue, play
 from service.views import ai_seat_view
-from worker.jobs import fallback_move
+from worker.jobs import current_game, fallback_move
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +43,9 @@ def play_timeout(key_prefix: str, game_id: str, expected_version: int, seat: int
     no longer runs), "early" when its deadline has not come (the sweep runs it again later), "gone" for an expired
     game.
     """
-    job = get_current_job()
-    assert job is not None, "play_timeout runs inside an RQ job"
-    store = GameStore(job.connection, key_prefix)
-    try:
-        record = store.load(game_id)
-    except GameNotFound:
-        return "gone"
-    if record.version != expected_version:
-        return "stale"
+    job, store, record = current_game(key_prefix, game_id, expected_version)
+    if isinstance(record, str):
+        return record
     deadline = clocks.deadlines(record).get(seat)
     if deadline is None:
         return "stale"
@@ -127,12 +121,7 @@ def revive_timeouts(store: GameStore, queue: Queue, record: GameRecord, stale_se
             continue
         if job is not None and deadline > now:
             continue  # finished early or failed before its time: the next sweep after the deadline revives it
-        counter = store.timeout_revive_key(record.game_id, record.version, seat)
-        with store.client.pipeline() as pipe:
-            pipe.incr(counter)
-            pipe.expire(counter, store.idle_ttl_seconds)
-            count, _ = pipe.execute()
-        if count > MAX_REVIVES:
+        if store.count(store.timeout_revive_key(record.game_id, record.version, seat)) > MAX_REVIVES:
             continue
         log.warning("timeout of game %s version %s seat %s: job %s, enqueued again", record.game_id, record.version,
                     seat, "missing" if job is None else job.get_status(refresh=False))
