@@ -33,7 +33,10 @@ def from_environment() -> dict[str, Any]:
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "/docs",
-        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        # served by this app from a pinned package (service/docs.py), so /docs works offline
+        "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
+        # no badge fetched from swagger.io's online validator: the page asks nothing of another host
+        "OPENAPI_SWAGGER_UI_CONFIG": {"validatorUrl": None},
         "API_SPEC_OPTIONS": {
             "info": {"description": "An HTTP game server for turn-based card games. Contract: shared/API.md."},
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
