@@ -27,6 +27,8 @@ from engine.protocol import Event
 from service.extensions import Blueprint
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
+    CREATE_GAME_EXAMPLE,
+    JOIN_EXAMPLE,
     CreateGameSchema,
     EventListSchema,
     EventsQuerySchema,
@@ -138,7 +140,7 @@ def new_token() -> tuple[str, str]:
 class Games(MethodView):
     """Create games and list the lobby."""
 
-    @blp.arguments(CreateGameSchema)
+    @blp.arguments(CreateGameSchema, example=CREATE_GAME_EXAMPLE)
     @blp.response(201, SeatedViewSchema, headers={"Location": {
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
@@ -236,7 +238,7 @@ class Games(MethodView):
 class Seats(MethodView):
     """Take a seat."""
 
-    @blp.arguments(JoinSchema)
+    @blp.arguments(JoinSchema, example=JOIN_EXAMPLE)
     @blp.response(201, SeatedViewSchema)
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="seat_taken, game_full")

@@ -43,7 +43,9 @@ class SeatSpecSchema(ma.Schema):
 
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
     name = name_field()
-    level = fields.String(metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}"})
+    level = fields.String(
+        metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}", "example": "easy"}
+    )
 
 
 class CreateGameSchema(ma.Schema):
@@ -51,7 +53,10 @@ class CreateGameSchema(ma.Schema):
 
     game = fields.String(required=True, metadata={"example": "durak"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=8))
-    options = fields.Dict(keys=fields.String(), load_default=dict)
+    options = fields.Dict(
+        keys=fields.String(), load_default=dict,
+        metadata={"description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults", "example": {}},
+    )
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -61,15 +66,26 @@ class CreateGameSchema(ma.Schema):
     )
     seed = fields.Integer(
         strict=True,
-        validate=validate.Range(min=0, max=2**63 - 1), metadata={"description": "makes the shuffle reproducible"}
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={"description": "makes the shuffle reproducible (above 2^53 JavaScript clients lose digits)",
+                  "example": 42},
     )
+
+
+# Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
+CREATE_GAME_EXAMPLE = {
+    "game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], "seed": 42,
+}
 
 
 class JoinSchema(ma.Schema):
     """Take an open human seat (the lowest open one unless `seat` is given)."""
 
     name = name_field(required=True)
-    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7))
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7), metadata={"example": 1})
+
+
+JOIN_EXAMPLE = {"name": "Bob"}
 
 
 class SeatViewSchema(ma.Schema):

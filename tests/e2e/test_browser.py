@@ -48,3 +48,26 @@ def test_docs_assets_are_the_pinned_package_s(stack: Stack) -> None:
     assert script.status_code == 200
     assert script.content == (swagger_ui_bundle.swagger_ui_path / "swagger-ui-bundle.js").read_bytes()
     assert "swagger-ui-bundle-v2==5.31.0" in (REPO / "pyproject.toml").read_text()
+
+
+def operation(method: str, path: str) -> str:
+    """The CSS selector of one operation's block in Swagger UI."""
+    return f'.opblock-{method}:has(.opblock-summary-path[data-path="{path}"])'
+
+
+def test_try_it_out_creates_a_game_with_its_first_click(stack: Stack) -> None:
+    """Issue 20 §2: "Try it out" then "Execute" on POST /v1/games, body untouched, answers 201 with a new game."""
+    create = operation("post", "/v1/games")
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(stack.base_url + "/docs", wait_until="networkidle")
+        page.click(f"{create} .opblock-summary")
+        page.click(f"{create} .try-out__btn")
+        body = json.loads(page.input_value(f"{create} .body-param__text"))
+        page.click(f"{create} .execute")
+        status = page.text_content(f"{create} .live-responses-table .response .response-col_status")
+        answer = json.loads(page.text_content(f"{create} .live-responses-table .response-col_description pre"))
+        assert browser.blocked == []
+    assert "deck" not in body and 0 <= body["seed"] <= 2**53 - 1
+    assert status is not None and status.strip() == "201", answer
+    assert answer["game"] == body["game"] and answer["player_token"] and answer["version"] == 1
