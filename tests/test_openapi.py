@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from service.app import create_app
@@ -74,3 +75,33 @@ def test_actions_are_a_discriminated_one_of_per_game():
         for action_type, ref in union["discriminator"]["mapping"].items():
             variant = schemas[ref.rsplit("/", 1)[1]]
             assert variant["properties"]["type"]["enum"] == [action_type] and "type" in variant["required"]
+
+
+OPERATION_IDS = {
+    ("post", "/v1/games"): "createGame",
+    ("get", "/v1/games"): "listGames",
+    ("post", "/v1/games/{game_id}/seats"): "joinGame",
+    ("get", "/v1/games/{game_id}"): "getGame",
+    ("post", "/v1/games/{game_id}/actions"): "playAction",
+    ("get", "/v1/games/{game_id}/events"): "listEvents",
+    ("get", "/v1/rules"): "listRules",
+    ("get", "/v1/rules/{game}"): "getRules",
+    ("get", "/healthz"): "checkLiveness",
+    ("get", "/readyz"): "checkReadiness",
+    ("get", "/metrics"): "getMetrics",
+}
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch")
+
+
+def test_every_operation_has_a_short_stable_verb_first_id():
+    """Issue 20 §3: generated clients name their methods after these (`@blp.doc(operationId=...)` on each route)."""
+    spec = json.loads(SPEC.read_text())
+    ids = {
+        (method, path): operation.get("operationId")
+        for path, item in spec["paths"].items() for method, operation in item.items() if method != "parameters"
+    }
+    assert {key: ids.get(key) for key in OPERATION_IDS} == OPERATION_IDS
+    for key, operation_id in ids.items():
+        assert operation_id is not None, f"{key}: no operationId"
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", operation_id) and operation_id.startswith(VERBS), key
+    assert len(set(ids.values())) == len(ids)

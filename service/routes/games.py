@@ -140,6 +140,7 @@ def new_token() -> tuple[str, str]:
 class Games(MethodView):
     """Create games and list the lobby."""
 
+    @blp.doc(operationId="createGame")
     @blp.arguments(CreateGameSchema, example=CREATE_GAME_EXAMPLE)
     @blp.response(201, SeatedViewSchema, headers={"Location": {
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
@@ -202,6 +203,7 @@ class Games(MethodView):
         response = {**view_of(record, creator), "player_token": token}
         return response, 201, {"Location": f"/v1/games/{record.game_id}"}
 
+    @blp.doc(operationId="listGames")
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     def get(self, query: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -238,6 +240,7 @@ class Games(MethodView):
 class Seats(MethodView):
     """Take a seat."""
 
+    @blp.doc(operationId="joinGame")
     @blp.arguments(JoinSchema, example=JOIN_EXAMPLE)
     @blp.response(201, SeatedViewSchema)
     @blp.alt_response(404, schema="Error", description="game_not_found")
@@ -278,6 +281,7 @@ class Seats(MethodView):
 class GameResource(MethodView):
     """One game as the viewer may see it."""
 
+    @blp.doc(operationId="getGame")
     @blp.arguments(ViewQuerySchema, location="query")
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
     @blp.alt_response(
@@ -322,6 +326,7 @@ class GameResource(MethodView):
 class Actions(MethodView):
     """Play."""
 
+    @blp.doc(operationId="playAction")
     @blp.doc(requestBody=action_request_body())
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
     @blp.alt_response(401, schema="Error", description="unauthorized")
@@ -414,6 +419,7 @@ class Actions(MethodView):
 class Events(MethodView):
     """History."""
 
+    @blp.doc(operationId="listEvents")
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventListSchema)
     @blp.alt_response(401, schema="Error", description="unauthorized")

@@ -20,6 +20,7 @@ class StatusSchema(Schema):
 class Health(MethodView):
     """Liveness."""
 
+    @blp.doc(operationId="checkLiveness")
     @blp.response(200, StatusSchema)
     def get(self):  # type: ignore[no-untyped-def]
         """The process is up (does not touch Redis)."""
@@ -30,6 +31,7 @@ class Health(MethodView):
 class Ready(MethodView):
     """Readiness."""
 
+    @blp.doc(operationId="checkReadiness")
     @blp.response(200, StatusSchema)
     @blp.alt_response(503, schema="Error", description="store_unavailable")
     def get(self):  # type: ignore[no-untyped-def]

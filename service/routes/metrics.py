@@ -97,6 +97,7 @@ def scrape_registry() -> CollectorRegistry:
 class Metrics(MethodView):
     """Prometheus metrics."""
 
+    @blp.doc(operationId="getMetrics")
     @blp.doc(responses={"200": {
         "description": "Prometheus text exposition format 0.0.4",
         "content": {"text/plain": {"schema": {"type": "string"}, "example": METRICS_EXAMPLE}},

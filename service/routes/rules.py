@@ -32,6 +32,7 @@ def describe(game_id: str) -> dict[str, Any]:
 class RulesList(MethodView):
     """The games offered."""
 
+    @blp.doc(operationId="listRules")
     @blp.response(200, RulesSchema(many=True))
     def get(self):  # type: ignore[no-untyped-def]
         """List the games offered."""
@@ -42,6 +43,7 @@ class RulesList(MethodView):
 class Rules(MethodView):
     """One game's rules entry."""
 
+    @blp.doc(operationId="getRules")
     @blp.response(200, RulesSchema)
     @blp.alt_response(404, schema="Error", description="unknown_game")
     def get(self, game: str):  # type: ignore[no-untyped-def]

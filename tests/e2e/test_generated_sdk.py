@@ -75,8 +75,8 @@ def play_one(sdk: ModuleType, base_url: str, game: str, seed: int) -> Any:
 def create(sdk: ModuleType, anonymous: Any, game: str, seed: int) -> Any:
     """Create `game`: us in seat 0, AI seats (`easy` where offered) in the others, as few seats as it allows."""
     models = sdk_module(sdk, "models")
-    create_game = sdk_module(sdk, "api.games.post_v1_games")
-    get_rules = sdk_module(sdk, "api.rules.get_v1_rules_game")
+    create_game = sdk_module(sdk, "api.games.create_game")
+    get_rules = sdk_module(sdk, "api.rules.get_rules")
     rules = get_rules.sync(game, client=anonymous)
     assert isinstance(rules, models.Rules), rules
     level = "easy" if "easy" in rules.ai_levels else rules.ai_levels[0]
@@ -94,8 +94,8 @@ def create(sdk: ModuleType, anonymous: Any, game: str, seed: int) -> Any:
 def play_to_the_end(sdk: ModuleType, player: Any, view: Any, rng: random.Random) -> Any:
     """Play random legal moves (never resigning) until the game is finished; wait for the AI by long-polling."""
     models = sdk_module(sdk, "models")
-    get_game = sdk_module(sdk, "api.games.get_v1_games_game_id")
-    post_action = sdk_module(sdk, "api.games.post_v1_games_game_id_actions")
+    get_game = sdk_module(sdk, "api.games.get_game")
+    post_action = sdk_module(sdk, "api.games.play_action")
     game, game_id, moves = view.game, view.game_id, 0
     deadline = time.monotonic() + GAME_DEADLINE_SECONDS
     while view.status != "finished":  # the status models are str enums
