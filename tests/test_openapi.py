@@ -105,3 +105,34 @@ def test_every_operation_has_a_short_stable_verb_first_id():
         assert operation_id is not None, f"{key}: no operationId"
         assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", operation_id) and operation_id.startswith(VERBS), key
     assert len(set(ids.values())) == len(ids)
+
+
+def camel(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.split("_"))
+
+
+def test_views_are_a_one_of_per_game_discriminated_by_game():
+    """Issue 20 §4: a view narrows by `game`: its `legal_actions` are that game's actions, its `state` that game's."""
+    from engine import GAMES
+
+    spec = json.loads(SPEC.read_text())
+    schemas, paths = spec["components"]["schemas"], spec["paths"]
+    for union, suffix in (("View", "View"), ("SeatedView", "SeatedView")):
+        mapping = {game_id: f"#/components/schemas/{camel(game_id)}{suffix}" for game_id in GAMES}
+        assert schemas[union]["discriminator"] == {"propertyName": "game", "mapping": mapping}
+        assert schemas[union]["oneOf"] == [{"$ref": ref} for ref in mapping.values()]
+        for game_id, ref in mapping.items():
+            variant = schemas[ref.rsplit("/", 1)[1]]
+            properties = variant["properties"]
+            assert properties["game"]["enum"] == [game_id] and "game" in variant["required"]
+            assert properties["legal_actions"]["items"] == {"$ref": f"#/components/schemas/{camel(game_id)}Action"}
+            state = properties["state"]["anyOf"][0]
+            assert state == {"$ref": f"#/components/schemas/{camel(game_id)}State"}
+            assert schemas[f"{camel(game_id)}State"]["properties"]
+        assert ("player_token" in schemas[f"Durak{suffix}"].get("properties", {})) is (union == "SeatedView")
+    view_ref = {"$ref": "#/components/schemas/View"}
+    assert paths["/v1/games/{game_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == view_ref
+    created = paths["/v1/games"]["post"]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert created == {"$ref": "#/components/schemas/SeatedView"}
+    body = paths["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"anyOf": [{"$ref": f"#/components/schemas/{camel(game_id)}Action"} for game_id in GAMES]}

@@ -7,8 +7,11 @@ from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from service.schemas.actions import any_action
+from engine import GAMES
+from service.schemas.actions import ACTION_SCHEMAS
+from service.schemas.states import STATE_SCHEMAS
 from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
@@ -115,36 +118,73 @@ class ResultSchema(ma.Schema):
     reason = fields.String(required=True, metadata={"example": "durak"})
 
 
-class ViewSchema(ma.Schema):
-    """A game as one viewer (a seat, or a spectator) may see it."""
+class GameViewSchema(ma.Schema):
+    """What the views of every game share; `game_views` adds the game's own `legal_actions` and `state`."""
 
     game_id = fields.String(required=True)
-    game = fields.String(required=True)
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     you = fields.Integer(allow_none=True, required=True, metadata={"description": "your seat; null: spectator"})
     seats = fields.List(fields.Nested(SeatViewSchema), required=True)
     to_act = fields.List(fields.Integer(), required=True)
     pending_ai = fields.List(fields.Integer(), required=True)
-    legal_actions = fields.List(
-        fields.Raw(metadata=any_action()),
-        required=True,
-        metadata={"description": "each the exact body to POST to /actions"},
-    )
-    state = fields.Raw(
-        allow_none=True, required=True, metadata={"type": "object", "description": "game-specific table"}
-    )
     result = fields.Nested(ResultSchema, allow_none=True, required=True)
 
 
-class SeatedViewSchema(ViewSchema):
-    """The view for a new seat, with the seat's secret token (shown once)."""
+PLAYER_TOKEN = fields.String(
+    required=True,
+    allow_none=True,
+    metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
+)
 
-    player_token = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
-    )
+
+def _game_views(game_id: str) -> tuple[type[ma.Schema], type[ma.Schema]]:
+    """`<Game>ViewSchema` and `<Game>SeatedViewSchema` (the view with the new seat's token) of one game."""
+    camel = "".join(part.capitalize() for part in game_id.split("_"))
+    view = type(f"{camel}ViewSchema", (GameViewSchema,), {
+        "__doc__": f"A {game_id} game as one viewer (a seat, or a spectator) may see it.",
+        "game": fields.String(required=True, validate=validate.OneOf([game_id]), metadata={"example": game_id}),
+        "legal_actions": fields.List(
+            fields.Nested(ACTION_SCHEMAS[game_id]), required=True,
+            metadata={"description": "each the exact body to POST to /actions"},
+        ),
+        "state": fields.Nested(
+            STATE_SCHEMAS[game_id], allow_none=True, required=True,
+            metadata={"description": "the table; null while the game is waiting for players"},
+        ),
+    })
+    seated = type(f"{camel}SeatedViewSchema", (view,), {
+        "__doc__": f"The view of a {game_id} game for a new seat, with the seat's secret token (shown once).",
+        "player_token": PLAYER_TOKEN,
+    })
+    return view, seated
+
+
+_VIEWS = {game_id: _game_views(game_id) for game_id in sorted(GAMES)}
+
+
+class ViewSchema(OneOfSchema):
+    """A game as one viewer (a seat, or a spectator) may see it: one schema per game, told apart by `game`."""
+
+    type_field = "game"
+    type_field_remove = False
+    type_schemas = {game_id: views[0] for game_id, views in _VIEWS.items()}
+
+    def get_obj_type(self, obj: dict[str, Any]) -> str:
+        """The game of the view being sent."""
+        return obj["game"]
+
+    def dump(self, obj: Any, *, many: bool | None = None, **kwargs: Any) -> Any:
+        """The view as sent; `{}` for the empty body of a 304, which flask-smorest passes through the schema too."""
+        if obj == "":
+            return {}
+        return super().dump(obj, many=many, **kwargs)
+
+
+class SeatedViewSchema(ViewSchema):
+    """The view for a new seat, with the seat's secret token (shown once): one schema per game, by `game`."""
+
+    type_schemas = {game_id: views[1] for game_id, views in _VIEWS.items()}
 
 
 class GameSummarySchema(ma.Schema):

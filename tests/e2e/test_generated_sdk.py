@@ -87,8 +87,24 @@ def create(sdk: ModuleType, anonymous: Any, game: str, seed: int) -> Any:
     created = create_game.sync_detailed(client=anonymous, body=body)
     assert created.status_code == 201, created.content
     view = created.parsed
-    assert isinstance(view, models.SeatedView) and view.you == 0 and created.headers["Location"]
+    assert isinstance(view, getattr(models, f"{camel(game)}SeatedView")), type(view)
+    assert view.you == 0 and created.headers["Location"]
     return view
+
+
+def camel(game: str) -> str:
+    return "".join(part.capitalize() for part in game.split("_"))
+
+
+def assert_parsed_as(sdk: ModuleType, game: str, view: Any) -> None:
+    """Issue 20 §4: the view, its state and each legal action are parsed into `game`'s own models."""
+    models = sdk_module(sdk, "models")
+    assert type(view).__name__ in (f"{camel(game)}View", f"{camel(game)}SeatedView"), type(view)
+    assert isinstance(view.state, getattr(models, f"{camel(game)}State")), type(view.state)
+    for action in view.legal_actions:
+        name = type(action).__name__
+        assert name.startswith(camel(game)) and name.endswith("Action") and action.type_ == action.to_dict()["type"]
+        assert name == f"{camel(game)}{camel(action.to_dict()['type'])}Action", name
 
 
 def play_to_the_end(sdk: ModuleType, player: Any, view: Any, rng: random.Random) -> Any:
@@ -96,10 +112,11 @@ def play_to_the_end(sdk: ModuleType, player: Any, view: Any, rng: random.Random)
     models = sdk_module(sdk, "models")
     get_game = sdk_module(sdk, "api.games.get_game")
     post_action = sdk_module(sdk, "api.games.play_action")
-    game, game_id, moves = view.game, view.game_id, 0
+    game, game_id, moves = view.game.value, view.game_id, 0
     deadline = time.monotonic() + GAME_DEADLINE_SECONDS
     while view.status != "finished":  # the status models are str enums
         assert time.monotonic() < deadline, f"{game}: no end within {GAME_DEADLINE_SECONDS} s"
+        assert_parsed_as(sdk, game, view)
         mine = [action for action in view.legal_actions if action.to_dict()["type"] not in NEVER]
         if not mine:  # the AI's turn: long-poll for the next version
             polled = get_game.sync_detailed(game_id, client=player, after_version=view.version, wait=WAIT_SECONDS)
@@ -128,7 +145,8 @@ def test_generated_sdk_plays_a_whole_game_against_the_ai(sdk: ModuleType, stack:
     """shared/API.md: a generated SDK is a client like any other; the game ends with a result."""
     models = sdk_module(sdk, "models")
     view = play_one(sdk, stack.base_url, game, seed=9)
-    assert isinstance(view, models.View)
+    assert isinstance(view, getattr(models, f"{camel(game)}View")), type(view)
+    assert_parsed_as(sdk, game, view)
     assert view.to_act == [] and view.legal_actions == []
     result = view.result
     assert result is not None and not isinstance(result, sdk_module(sdk, "types").Unset)
