@@ -136,3 +136,22 @@ def test_views_are_a_one_of_per_game_discriminated_by_game():
     assert created == {"$ref": "#/components/schemas/SeatedView"}
     body = paths["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert body == {"anyOf": [{"$ref": f"#/components/schemas/{camel(game_id)}Action"} for game_id in GAMES]}
+
+
+# How each popular client sees a 304: the README's "Nothing new yet" lists one line for each.
+CLIENTS_OF_A_304 = ("curl", "requests", "httpx", "fetch", "axios", "openapi-python-client", "openapi-fetch",
+                    "openapi-generator")
+
+
+def test_a_long_poll_s_304_is_documented_as_nothing_new_yet():
+    """Issue 20 §5: every client library shows a 304 its own way; the spec and README say it is the normal answer."""
+    spec = json.loads(SPEC.read_text())
+    not_modified = spec["paths"]["/v1/games/{game_id}"]["get"]["responses"]["304"]
+    assert "nothing new yet" in not_modified["description"] and "content" not in not_modified
+    assert {"ETag", "Retry-After"} <= set(not_modified["headers"])
+    readme = (SPEC.parents[1] / "README.md").read_text()
+    section = readme.split("\n### Nothing new yet: 304\n", 1)[1].split("\n#", 1)[0]
+    lines = {client: [line for line in section.splitlines() if line.startswith(f"- {client}:")]
+             for client in CLIENTS_OF_A_304}
+    assert {client: len(found) for client, found in lines.items()} == dict.fromkeys(CLIENTS_OF_A_304, 1)
+    assert all("304" in found[0] or "None" in found[0] for found in lines.values())

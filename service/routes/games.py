@@ -29,6 +29,8 @@ from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
     JOIN_EXAMPLE,
+    NOT_MODIFIED_HEADERS,
+    NOTHING_NEW,
     CreateGameSchema,
     EventListSchema,
     EventsQuerySchema,
@@ -284,10 +286,7 @@ class GameResource(MethodView):
     @blp.doc(operationId="getGame")
     @blp.arguments(ViewQuerySchema, location="query")
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
-    @blp.alt_response(
-        304, description="not modified: If-None-Match names the version, or no newer version came",
-        headers={"ETag": ETAG_HEADER},
-    )
+    @blp.alt_response(304, description=NOTHING_NEW, headers=NOT_MODIFIED_HEADERS)
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.arguments(ViewHeadersSchema, location="headers", as_kwargs=True)  # documents If-None-Match
@@ -296,7 +295,7 @@ class GameResource(MethodView):
         """View a game: your seat's view with a token, the spectator view without.
 
         The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
-        until the version exceeds N; if none came it answers 304.
+        until the version exceeds N; if none came it answers 304, the normal "nothing new yet": poll again.
         """
         store = services().store
         after = query.get("after_version")

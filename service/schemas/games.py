@@ -221,6 +221,21 @@ class ViewQuerySchema(ma.Schema):
     wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30))
 
 
+NOTHING_NEW = (
+    "not modified: nothing new yet. The normal answer of a long-poll when no version above `after_version` came "
+    "within `wait` seconds, or of a GET whose If-None-Match names the current version; no body. Keep your view and "
+    "poll again (after `Retry-After` seconds when present). README \"Nothing new yet: 304\" shows how clients see it."
+)
+NOT_MODIFIED_HEADERS = {
+    "ETag": {"description": "the version you already have, quoted", "schema": {"type": "string", "example": '"17"'}},
+    "Retry-After": {
+        "required": False,
+        "description": "only when every long-poll slot of the server was busy: wait this many seconds first",
+        "schema": {"type": "integer", "example": 1},
+    },
+}
+
+
 class ViewHeadersSchema(ma.Schema):
     """Conditional GET: the route compares If-None-Match itself (request.if_none_match)."""
 

@@ -71,3 +71,19 @@ def test_try_it_out_creates_a_game_with_its_first_click(stack: Stack) -> None:
     assert "deck" not in body and 0 <= body["seed"] <= 2**53 - 1
     assert status is not None and status.strip() == "201", answer
     assert answer["game"] == body["game"] and answer["player_token"] and answer["version"] == 1
+
+
+def test_fetch_sees_a_long_poll_s_304_as_the_readme_says(stack: Stack) -> None:
+    """README "Nothing new yet: 304": in a browser, `response.status === 304` and `response.ok === false`."""
+    created = requests.post(stack.base_url + "/v1/games", json={
+        "game": "tadmur", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], "seed": 4,
+    }, timeout=20).json()
+    assert created["to_act"] == [0]  # our turn: no version comes by itself
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(stack.base_url + "/healthz")
+        seen = page.evaluate(
+            "async url => { const r = await fetch(url); return [r.status, r.ok, await r.text()]; }",
+            f"/v1/games/{created['game_id']}?after_version={created['version']}&wait=0.2",
+        )
+    assert seen == [304, False, ""]

@@ -180,3 +180,22 @@ def test_the_readme_commands_and_example_play_durak(sdk: ModuleType, stack: Stac
         namespace.clear()
         gc.collect()
     assert "'winners'" in printed.getvalue()
+
+
+def test_a_long_poll_with_nothing_new_looks_as_the_readme_says(sdk: ModuleType, stack: Stack) -> None:
+    """README "Nothing new yet: 304": the lines for requests, httpx and openapi-python-client hold."""
+    import httpx
+    import requests
+
+    with sdk.Client(base_url=stack.base_url, timeout=httpx.Timeout(20)) as anonymous:
+        view = create(sdk, anonymous, "tadmur", seed=4)  # seat 0 (us) acts first: no version comes by itself
+        get_game = sdk_module(sdk, "api.games.get_game")
+        with sdk.AuthenticatedClient(base_url=stack.base_url, token=view.player_token) as player:
+            assert get_game.sync(view.game_id, client=player, after_version=view.version, wait=0.2) is None
+            detailed = get_game.sync_detailed(view.game_id, client=player, after_version=view.version, wait=0.2)
+            assert detailed.status_code == 304
+    url = f"{stack.base_url}/v1/games/{view.game_id}?after_version={view.version}&wait=0.2"
+    answer = requests.get(url, timeout=20)
+    assert (answer.status_code, answer.ok, answer.content) == (304, True, b"")
+    polled = httpx.get(url, timeout=20)
+    assert (polled.status_code, polled.is_success, polled.is_redirect, polled.content) == (304, False, True, b"")
