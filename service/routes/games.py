@@ -65,15 +65,12 @@ IDEMPOTENCY_KEY = {
 
 
 # OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
-VIEW_LINK = {"operationRef": "#/paths/~1v1~1games~1{game_id}/get", "parameters": {"game_id": "$response.body#/game_id"}}
+VIEW_LINK = {"operationId": "getGame", "parameters": {"game_id": "$response.body#/game_id"}}
 LINKS_OF_A_VIEW = {
     "ViewGame": VIEW_LINK,
-    "Events": {
-        "operationRef": "#/paths/~1v1~1games~1{game_id}~1events/get",
-        "parameters": {"game_id": "$response.body#/game_id"},
-    },
+    "Events": {"operationId": "listEvents", "parameters": {"game_id": "$response.body#/game_id"}},
     "PlayFirstLegalAction": {
-        "operationRef": "#/paths/~1v1~1games~1{game_id}~1actions/post",
+        "operationId": "playAction",
         "parameters": {"game_id": "$response.body#/game_id"},
         "requestBody": "$response.body#/legal_actions/0",
     },
@@ -425,7 +422,10 @@ class Events(MethodView):
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.doc(security=[{}, {"bearer": []}])
     def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
-        """The game's events after version `after`, redacted for the viewer."""
+        """The game's events after version `after`, redacted for the viewer.
+
+        Oldest first, each `{version, type, ...}`; a seat sees its own private fields, a spectator only public ones.
+        """
         store = services().store
         record = store.load(game_id)
         seat = viewer_seat(record)
