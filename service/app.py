@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import config, docs, errors, logs, ratelimit
+from service import config, cors, docs, errors, logs, ratelimit
 from service.extensions import CardroomApi, JSONProvider
 from service.routes import games, health, metrics, rules
 from service.schemas.actions import register_action_components
@@ -30,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)
+    cors.init_app(app)
     errors.register(app)
     logs.init_app(app)
     metrics.init_app(app)

@@ -23,6 +23,8 @@ def from_environment() -> dict[str, Any]:
         "RATE_LIMIT_PER_ADDRESS": os.environ.get("RATE_LIMIT_PER_ADDRESS", "5000/second"),
         "RATE_LIMIT_PER_TOKEN": os.environ.get("RATE_LIMIT_PER_TOKEN", "2000/second"),
         "RATE_LIMIT_ENABLED": os.environ.get("RATE_LIMIT_ENABLED", "1") != "0",
+        # Web pages of these origins may call the API from a browser (service/cors.py); default none
+        "CORS_ORIGINS": cors_origins(os.environ.get("CORS_ORIGINS", "")),
         "LONG_POLL_MAX_SECONDS": 30,
         # Long-polls one process holds at once; the rest answer at once with `Retry-After`, so waiting clients
         # never take every gunicorn thread from other requests and the health checks.
@@ -44,6 +46,16 @@ def from_environment() -> dict[str, Any]:
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         },
     }
+
+
+def cors_origins(text: str) -> list[str] | str:
+    """`CORS_ORIGINS` read: `"*"` (any origin), else the exact origins it lists, comma-separated (`[]`: none).
+
+    E.g. `"https://cards.example, http://localhost:5173"` -> `["https://cards.example", "http://localhost:5173"]`.
+    """
+    if text.strip() == "*":
+        return "*"
+    return [origin.strip() for origin in text.split(",") if origin.strip()]
 
 
 def gunicorn_threads() -> int:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 import requests
 
 from tests.e2e.browser import chromium
-from tests.e2e.stack import REPO, Stack
+from tests.e2e.stack import REPO, Stack, start_stack, stop_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -87,3 +88,78 @@ def test_fetch_sees_a_long_poll_s_304_as_the_readme_says(stack: Stack) -> None:
             f"/v1/games/{created['game_id']}?after_version={created['version']}&wait=0.2",
         )
     assert seen == [304, False, ""]
+
+
+# A page's script that creates a Durak game against the AI on `api` and plays it to the end (never resigning),
+# as a front end would: JSON bodies, Bearer token, If-Match, Idempotency-Key, long-polls; it reads the headers
+# CORS must expose. Bounded: at most 400 requests.
+PLAY_A_GAME = """async api => {
+  const json = {"Content-Type": "application/json"};
+  let r = await fetch(api + "/v1/games", {method: "POST", headers: json, body: JSON.stringify(
+    {game: "durak", seats: [{kind: "human", name: "Ann"}, {kind: "ai", level: "easy"}], seed: 7})});
+  const seen = {created: r.status, location: r.headers.get("Location"), requestId: r.headers.get("X-Request-ID")};
+  let view = await r.json();
+  const auth = {Authorization: "Bearer " + view.player_token};
+  seen.moves = 0;
+  for (let i = 0; i < 400 && view.status !== "finished"; i++) {
+    const mine = view.legal_actions.filter(a => a.type !== "resign");
+    if (mine.length === 0) {
+      r = await fetch(`${api}/v1/games/${view.game_id}?after_version=${view.version}&wait=5`, {headers: auth});
+      if (r.status === 200) view = await r.json();
+      continue;
+    }
+    r = await fetch(`${api}/v1/games/${view.game_id}/actions`, {method: "POST", body: JSON.stringify(mine[0]),
+      headers: {...json, ...auth, "If-Match": `"${view.version}"`, "Idempotency-Key": `move-${view.version}`}});
+    if (r.status !== 200) {  // the AI moved first: look again
+      r = await fetch(`${api}/v1/games/${view.game_id}`, {headers: {...auth, "If-None-Match": `"${view.version}"`}});
+      if (r.status === 200) view = await r.json();
+      continue;
+    }
+    seen.etag = r.headers.get("ETag");
+    view = await r.json();
+    seen.moves += 1;
+    seen.etagMatches = seen.etag === `"${view.version}"`;
+  }
+  seen.status = view.status;
+  seen.result = view.result;
+  return seen;
+}"""
+
+
+@pytest.fixture(scope="module")
+def cors_stack(stack: Stack) -> Iterator[Stack]:
+    """A second Cardroom that lets pages of the first one's origin call it (`CORS_ORIGINS`)."""
+    running = start_stack(label="e2e-cors", settings={"CORS_ORIGINS": stack.base_url})
+    try:
+        yield running
+    finally:
+        stop_stack(running)
+
+
+def test_a_page_of_a_listed_origin_plays_a_whole_game(stack: Stack, cors_stack: Stack) -> None:
+    """Issue 20 §7: a page on another loopback origin creates and plays a game with CORS_ORIGINS naming it."""
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(stack.base_url + "/healthz")  # the page's origin: the first server
+        seen = page.evaluate(PLAY_A_GAME, cors_stack.base_url)
+        assert browser.blocked == []
+    assert (seen["created"], seen["status"]) == (201, "finished"), seen
+    assert seen["location"].startswith("/v1/games/") and len(seen["requestId"]) == 32
+    assert seen["moves"] > 0 and seen["etagMatches"] is True
+    assert seen["result"]["winners"] or seen["result"]["draw"]
+
+
+def test_a_page_of_another_origin_is_blocked_without_cors(stack: Stack, cors_stack: Stack) -> None:
+    """Default (no CORS_ORIGINS): the browser sends no POST after the failed preflight, and hides GET answers."""
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(cors_stack.base_url + "/healthz")  # a page of the second server calls the first (CORS off)
+        errors = page.evaluate("""async api => {
+          const out = [];
+          for (const call of [() => fetch(api + "/v1/rules"), () => fetch(api + "/v1/games", {method: "POST",
+              headers: {"Content-Type": "application/json"}, body: JSON.stringify({game: "durak", seats: []})})]) {
+            try { await call(); out.push("answered"); } catch (error) { out.push(error.name); }
+          }
+          return out;
+        }""", stack.base_url)
+    assert errors == ["TypeError", "TypeError"]
