@@ -69,7 +69,9 @@ def gunicorn_threads() -> int:
 def redis_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily by callers that need it
     """A bytes (non-decoding) redis-py client for `url`, shared by the store and RQ (rq#1188).
 
-    Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request.
+    Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request. `REDIS_PASSWORD`,
+    when set, is the password (e.g. from a Kubernetes Secret of its own), used unless the URL holds one; a
+    `rediss://` URL is TLS, with `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm").
     """
     import redis
     from redis.backoff import NoBackoff
@@ -77,6 +79,7 @@ def redis_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily by ca
 
     return redis.Redis.from_url(
         url,
+        password=os.environ.get("REDIS_PASSWORD") or None,
         socket_timeout=float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2")),
         socket_connect_timeout=float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
         health_check_interval=30,
