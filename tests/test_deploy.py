@@ -293,14 +293,15 @@ def test_probes_are_tunable_and_the_worker_has_a_liveness_check() -> None:
 
 
 def test_web_pods_drain_before_they_stop() -> None:
-    """A preStop pause lets the Service stop routing to the pod first; the grace period covers a whole long-poll."""
-    from service.config import from_environment
+    """A preStop pause lets the Service stop routing to the pod first; the grace period then covers gunicorn's
+    graceful stop (its waiting clients are answered at once: service/gunicorn_worker.py)."""
+    from service import gunicorn_conf
 
     objects = by_name({})
     pod = objects["Deployment/cardroom-web"]["spec"]["template"]["spec"]
     (web,) = pod["containers"]
     assert web["lifecycle"]["preStop"]["exec"]["command"] == ["sleep", "5"]
-    assert pod["terminationGracePeriodSeconds"] > 5 + from_environment()["LONG_POLL_MAX_SECONDS"]
+    assert pod["terminationGracePeriodSeconds"] > 5 + gunicorn_conf.graceful_timeout
 
 
 def test_everything_on_reaches_the_pods() -> None:

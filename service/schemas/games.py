@@ -224,15 +224,10 @@ class ViewQuerySchema(ma.Schema):
 NOTHING_NEW = (
     "not modified: nothing new yet. The normal answer of a long-poll when no version above `after_version` came "
     "within `wait` seconds, or of a GET whose If-None-Match names the current version; no body. Keep your view and "
-    "poll again (after `Retry-After` seconds when present). README \"Nothing new yet: 304\" shows how clients see it."
+    "poll again. README \"Nothing new yet: 304\" shows how clients see it."
 )
 NOT_MODIFIED_HEADERS = {
     "ETag": {"description": "the version you already have, quoted", "schema": {"type": "string", "example": '"17"'}},
-    "Retry-After": {
-        "required": False,
-        "description": "only when every long-poll slot of the server was busy: wait this many seconds first",
-        "schema": {"type": "integer", "example": 1},
-    },
 }
 
 
@@ -242,6 +237,24 @@ class ViewHeadersSchema(ma.Schema):
     if_none_match = fields.String(
         data_key="If-None-Match",
         metadata={"description": "the ETag you hold: 304 while the game is still at that version", "example": '"17"'},
+    )
+
+
+class StreamQuerySchema(ma.Schema):
+    """Resume a stream after the version you hold (as `Last-Event-ID` does)."""
+
+    after_version = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "send only versions after this one (else the current view first)"},
+    )
+
+
+class StreamHeadersSchema(ma.Schema):
+    """An SSE client's reconnection header."""
+
+    last_event_id = fields.Integer(
+        data_key="Last-Event-ID", validate=validate.Range(min=0),
+        metadata={"description": "the `id` (version) of the last event received: resume after it", "example": 17},
     )
 
 
