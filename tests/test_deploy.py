@@ -49,7 +49,8 @@ def test_dockerfile_is_multi_stage_non_root_with_a_healthcheck_and_gunicorn() ->
     """STYLE.md §6: pinned slim base, runtime copies only /opt/venv, numeric USER, urllib HEALTHCHECK, exec CMD."""
     text = (REPO / "Dockerfile").read_text()
     stages = re.findall(r"^FROM (\S+)", text, re.MULTILINE)
-    assert stages == ["python:3.11-slim-bookworm", "python:3.11-slim-bookworm"]
+    assert stages == ["${BASE}", "${BASE}"]
+    assert re.search(r"^ARG BASE=python:3.11-slim-bookworm$", text, re.MULTILINE)  # the base, a build argument
     assert "COPY --from=build /opt/venv /opt/venv" in text
     assert "RUN pip install --no-cache-dir ." in text  # dependencies from pyproject.toml
     assert re.search(r"^USER 10001:10001$", text, re.MULTILINE)
