@@ -36,7 +36,18 @@ class DurakFirstAttackSchema(ma.Schema):
     card = card(required=True, allow_none=True)
 
 
-class DurakStateSchema(ma.Schema):
+class TwoHandsSchema(ma.Schema):
+    """The hands of a game of two hands (Durak, Svoi Koziri): your own, both sizes, and both once it is over."""
+
+    hand = cards("your hand; null for a spectator", required=True, allow_none=True)
+    hand_sizes = fields.List(fields.Integer(), required=True)
+    revealed_hands = fields.List(
+        fields.List(fields.String()), required=True, allow_none=True,
+        metadata={"description": "both hands, once the game is over"},
+    )
+
+
+class DurakStateSchema(TwoHandsSchema):
     """Durak's table (shared/rules/durak.md §6.4): public to all but `hand`, the viewer's own."""
 
     trump_suit = fields.String(required=True, metadata={"example": "H"})
@@ -51,15 +62,9 @@ class DurakStateSchema(ma.Schema):
     bout_limit = fields.Integer(required=True)
     table = fields.List(fields.Nested(DurakTableRowSchema), required=True)
     defender_took = fields.Boolean(required=True)
-    hand = cards("your hand; null for a spectator", required=True, allow_none=True)
-    hand_sizes = fields.List(fields.Integer(), required=True)
-    revealed_hands = fields.List(
-        fields.List(fields.String()), required=True, allow_none=True,
-        metadata={"description": "both hands, once the game is over"},
-    )
 
 
-class SvoiKoziriStateSchema(ma.Schema):
+class SvoiKoziriStateSchema(TwoHandsSchema):
     """Svoi Koziri's table (shared/rules/svoi_koziri.md §6.4): public to all but `hand`, the viewer's own."""
 
     step = fields.String(
@@ -68,12 +73,6 @@ class SvoiKoziriStateSchema(ma.Schema):
     trumps = fields.List(fields.String(allow_none=True), required=True, metadata={"description": "per seat"})
     sixes_passed = fields.List(card(allow_none=True), required=True, metadata={"description": "per seat"})
     pile = cards("the face-up pile, bottom first", required=True)
-    hand = cards("your hand; null for a spectator", required=True, allow_none=True)
-    hand_sizes = fields.List(fields.Integer(), required=True)
-    revealed_hands = fields.List(
-        fields.List(fields.String()), required=True, allow_none=True,
-        metadata={"description": "both hands, once the game is over"},
-    )
 
 
 class TadmurRowSchema(ma.Schema):

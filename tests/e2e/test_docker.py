@@ -26,10 +26,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 import requests
 
 from tests.e2e.stack import REPO, free_port
+from tests.service.test_outage import RedisServer
 
 pytestmark = pytest.mark.e2e
 
@@ -153,28 +153,20 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Docker, st
 
 
 @pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(port=port, socket_connect_timeout=0.2)
-    for _ in range(100):
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
+def redis_url() -> Iterator[str]:
+    """The URL of a redis-server of the test's own, on the loopback (the containers use the host's network)."""
+    server = RedisServer()
+    server.start()
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server.url
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.kill()
 
 
-def test_the_image_runs_web_and_worker_as_users_would(image: tuple[Docker, str], own_redis: str) -> None:
+def test_the_image_runs_web_and_worker_as_users_would(image: tuple[Docker, str], redis_url: str) -> None:
     docker, tag = image
     port = free_port()
-    settings = ["-e", f"REDIS_URL={own_redis}", "-e", f"CARDROOM_BIND=127.0.0.1:{port}"]
+    settings = ["-e", f"REDIS_URL={redis_url}", "-e", f"CARDROOM_BIND=127.0.0.1:{port}"]
     # the image's own healthcheck command, checked every second instead of every 30 s so the test need not wait
     common = ["run", "-d", "--network", "host", "--read-only", "--tmpfs", "/tmp", *settings]
     web = docker.run(*common, "--health-interval", "1s", "--health-start-period", "60s", tag).stdout.strip()
