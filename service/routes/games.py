@@ -64,6 +64,16 @@ RECONNECT_MILLISECONDS = 1000
 STREAM_EXAMPLE = (
     'retry: 1000\n\nid: 17\nevent: view\ndata: {"game_id": "9b2f4c0e", "version": 17, "status": "active"}\n\n'
 )
+# The schema of one event of the stream, as SSE-aware tools (schemathesis) read a text/event-stream schema
+STREAM_EVENT = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["view"]},
+        "id": {"type": "string", "description": "the version", "example": "17"},
+        "data": {"type": "string", "description": "the view, as JSON (the View schema)"},
+        "retry": {"type": "integer", "description": "milliseconds before reconnecting", "example": 1000},
+    },
+}
 
 
 # OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
@@ -259,7 +269,7 @@ class Stream(MethodView):
             200: {
                 "description": "Server-Sent Events: one `view` event per version (`id:` the version, `data:` the "
                 "view as JSON), comment lines to keep the connection open; ends after the finished view",
-                "content": {"text/event-stream": {"schema": {"type": "string", "example": STREAM_EXAMPLE}}},
+                "content": {"text/event-stream": {"schema": STREAM_EVENT, "example": STREAM_EXAMPLE}},
             },
         },
     )
