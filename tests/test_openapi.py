@@ -85,6 +85,7 @@ OPERATION_IDS = {
     ("get", "/v1/games/{game_id}"): "getGame",
     ("post", "/v1/games/{game_id}/actions"): "playAction",
     ("get", "/v1/games/{game_id}/events"): "listEvents",
+    ("get", "/v1/games/{game_id}/stream"): "streamGame",
     ("get", "/v1/rules"): "listRules",
     ("get", "/v1/rules/{game}"): "getRules",
     ("get", "/healthz"): "checkLiveness",
