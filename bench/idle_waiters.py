@@ -20,7 +20,6 @@ import time
 from typing import Any
 
 import aiohttp
-
 from players import server_rss, sse_views  # bench/players.py
 
 TWO_HUMANS = [{"kind": "human", "name": "A"}, {"kind": "human", "name": "B"}]

@@ -10,8 +10,9 @@ start spread over `--ramp` seconds, which are not measured.
 
 Printed per URL and player count: the notify latency (from one seat's POST answered 200 to the other seat's client
 holding that version) p50/p95/p99/max in ms, moves/s, requests by status, transport errors, waits sent back (a 304
-with `Retry-After` or a 503: the server turned a waiting client away) and the RSS of the server's processes (every
-process listening on the URL's port) before and after. With several URLs, each player count is run against each
+with `Retry-After` or a 503: the server turned a waiting client away), the RSS of the server's processes (every
+process listening on the URL's port) before and after, and their CPU time per move (all requests included: a
+figure the machine's other load hardly changes). With several URLs, each player count is run against each
 URL in turn, so old and new code are measured side by side in one run. Needs `aiohttp` (`pip install aiohttp`).
 """
 
@@ -66,6 +67,7 @@ class Players:
         self.base, self.args, self.session = base, args, session
         self.tally = Tally()
         self.rng = random.Random(1)
+        self.moves: set[asyncio.Task[Any]] = set()  # stream mode: moves under way, cancelled when the run ends
 
     async def request(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> tuple[int, Any]:
         """One request; returns (status, JSON body or None); transport errors count and return (0, None)."""
@@ -82,7 +84,7 @@ class Players:
                 if response.status in (304, 503) and "Retry-After" in response.headers:
                     await asyncio.sleep(float(response.headers["Retry-After"]))
                 return response.status, json.loads(body) if body and response.status < 300 else None
-        except (aiohttp.ClientError, asyncio.TimeoutError):
+        except (TimeoutError, aiohttp.ClientError):
             if self.tally.measuring:
                 self.tally.transport_errors += 1
             await asyncio.sleep(1)
@@ -167,8 +169,10 @@ class Players:
                             # a move in its own task: the stream keeps being read meanwhile
                             game.thinking.add(seat)
                             task = asyncio.get_running_loop().create_task(self.move(game, seat, view))
+                            self.moves.add(task)
+                            task.add_done_callback(self.moves.discard)
                             task.add_done_callback(lambda _, seat=seat: game.thinking.discard(seat))
-            except (aiohttp.ClientError, asyncio.TimeoutError):
+            except (TimeoutError, aiohttp.ClientError):
                 if self.tally.measuring:
                     self.tally.transport_errors += 1
                 await asyncio.sleep(1)
@@ -199,17 +203,27 @@ async def sse_views(response: aiohttp.ClientResponse):  # noqa: ANN201 - an asyn
             data = None
 
 
-def server_rss(url: str) -> int:
-    """Bytes of resident memory of every process listening on the URL's port (gunicorn's master and workers)."""
+def server_processes(url: str) -> list[psutil.Process]:
+    """Every process listening on the URL's port (gunicorn's master and workers)."""
     port = urlsplit(url).port
-    total = 0
+    found = []
     for process in psutil.process_iter(["pid"]):
         try:
             if any(c.status == psutil.CONN_LISTEN and c.laddr.port == port for c in process.net_connections("tcp")):
-                total += process.memory_info().rss
+                found.append(process)
         except (psutil.AccessDenied, psutil.NoSuchProcess):
             continue
-    return total
+    return found
+
+
+def server_rss(url: str) -> int:
+    """Bytes of resident memory of the server's processes (`server_processes`)."""
+    return sum(process.memory_info().rss for process in server_processes(url))
+
+
+def server_cpu_seconds(url: str) -> float:
+    """CPU seconds (user + system) the server's processes have used so far."""
+    return sum(sum(process.cpu_times()[:2]) for process in server_processes(url))
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -234,12 +248,14 @@ async def run(url: str, players: int, args: argparse.Namespace) -> dict[str, Any
         ]
         await asyncio.sleep(args.ramp)
         crowd.tally.measuring = True
+        cpu_before = server_cpu_seconds(url)
         await asyncio.sleep(args.duration)
         crowd.tally.measuring = False
+        cpu_used = server_cpu_seconds(url) - cpu_before
         rss_after = server_rss(url)
-        for task in tables:
+        for task in [*tables, *crowd.moves]:
             task.cancel()
-        await asyncio.gather(*tables, return_exceptions=True)
+        await asyncio.gather(*tables, *crowd.moves, return_exceptions=True)
     tally = crowd.tally
     return {
         "url": url, "players": players, "mode": args.mode,
@@ -248,6 +264,7 @@ async def run(url: str, players: int, args: argparse.Namespace) -> dict[str, Any
         "notified": len(tally.latencies), "moves_per_s": tally.moves / args.duration,
         "statuses": dict(sorted(tally.statuses.items())), "transport_errors": tally.transport_errors,
         "sent_back": tally.sent_back, "rss_before_mb": rss_before / 2**20, "rss_after_mb": rss_after / 2**20,
+        "server_cpu_ms_per_move": 1000 * cpu_used / max(1, tally.moves),
     }
 
 
@@ -265,7 +282,7 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a connection per waiting player
     print("| url | players | mode | p50 ms | p95 ms | p99 ms | max ms | moves/s | statuses | transport errors |"
-          " sent back | RSS MB before → after |", flush=True)
+          " sent back | RSS MB before → after | server CPU ms per move |", flush=True)
     for players in [int(count) for count in args.players.split(",")]:
         for url in args.url:
             row = asyncio.run(run(url, players, args))
@@ -273,7 +290,7 @@ def main() -> None:
             print(f"| {url} | {players} | {args.mode} | {row['p50_ms']:.0f} | {row['p95_ms']:.0f} | "
                   f"{row['p99_ms']:.0f} | {row['max_ms']:.0f} | {row['moves_per_s']:.1f} | {row['statuses']} | "
                   f"{row['transport_errors']} | {row['sent_back']} | {row['rss_before_mb']:.0f} → "
-                  f"{row['rss_after_mb']:.0f} |", flush=True)
+                  f"{row['rss_after_mb']:.0f} | {row['server_cpu_ms_per_move']:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

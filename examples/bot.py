@@ -43,7 +43,8 @@ def main(server: str) -> None:
         if moves:
             # If-Match: the move is refused (412) rather than applied to a game that changed meanwhile.
             headers = {"If-Match": f'"{view["version"]}"'}
-            session.post(f"{game_url}/actions", json=random.choice(moves), headers=headers, timeout=10).raise_for_status()
+            response = session.post(f"{game_url}/actions", json=random.choice(moves), headers=headers, timeout=10)
+            response.raise_for_status()
     print(f"game {view['game_id']} finished after {view['version']} versions; result: {view['result']}")
 
 

@@ -53,6 +53,7 @@ class _Watch:
     # bumped whenever the subscription is lost: waiters then wait for it again and re-read the version
     generation: int = 0
     version: int | None = None  # the latest version published on the channel since the subscription
+    confirmed_at: float | None = None  # monotonic time at which Redis confirmed the subscription
     idle_since: float = field(default_factory=time.monotonic)
 
 
@@ -83,14 +84,22 @@ class Dispatcher:
         return self._waiters
 
     def wait(
-        self, game_id: str, after_version: int, timeout_seconds: float, read_version: Callable[[], int | None]
+        self,
+        game_id: str,
+        after_version: int,
+        timeout_seconds: float,
+        read_version: Callable[[], int | None],
+        known: tuple[int, float] | None = None,
     ) -> int | None:
         """Block until the game's version exceeds `after_version`, `timeout_seconds` pass, or the process drains.
 
         `read_version()` reads the stored version (e.g. `GameStore.version`); it is called once the subscription
         is confirmed (and again after a broken connection), never before, so no write can slip between the read
-        and the wait. Returns the version seen last: None when the game does not exist, or when the subscription
-        could not be confirmed in time (Redis unreachable: the caller's next read answers 503).
+        and the wait. `known` is `(version, monotonic time)` of a read the caller made itself, begun at that time:
+        when this process's subscription was confirmed before it began, that read stands for the first
+        `read_version()` (a round trip saved: the common case, since a channel stays subscribed while the two
+        players of a game take turns waiting). Returns the version seen last: None when the game does not exist,
+        or when the subscription could not be confirmed in time (Redis unreachable: the next read answers 503).
 
         Raises:
             TooManyWaiters: `max_waiters` clients wait already.
@@ -108,7 +117,12 @@ class Dispatcher:
                     if not self._until(watch, deadline, lambda: watch.state == "subscribed"):
                         return version
                     generation = watch.generation
-                    version = read_version()
+                    confirmed_at = watch.confirmed_at
+                    if known is not None and confirmed_at is not None and confirmed_at <= known[1]:
+                        version = known[0]  # read after the subscription was confirmed: no write can slip by
+                    else:
+                        version = read_version()
+                    known = None
                 if version is None or version > after_version:
                     return version
                 if not self._until(watch, deadline, _news(watch, generation, version)):
@@ -118,6 +132,11 @@ class Dispatcher:
             return version
         finally:
             self._leave(watch)
+
+    def check_room(self) -> None:
+        """Raise `TooManyWaiters` if one more client may not wait now (`max_waiters` wait already)."""
+        if self._waiters >= self.max_waiters:
+            raise TooManyWaiters(f"{self._waiters} clients are waiting in this process already")
 
     def drain(self) -> None:
         """Answer every waiting client now (graceful shutdown: they get the current view or 304) and take no more."""
@@ -148,8 +167,7 @@ class Dispatcher:
     def _enter(self, game_id: str) -> _Watch:
         channel = self.channel_of(game_id).encode()
         with self._lock:
-            if self._waiters >= self.max_waiters:
-                raise TooManyWaiters(f"{self._waiters} clients are waiting in this process already")
+            self.check_room()
             self._start_reader()
             watch = self._watches.get(channel)
             if watch is None:
@@ -220,7 +238,7 @@ class Dispatcher:
         with self._lock:
             self._pubsub = self.client.pubsub()
             for channel, watch in list(self._watches.items()):
-                watch.state, watch.version = "absent", None
+                watch.state, watch.version, watch.confirmed_at = "absent", None, None
                 watch.generation += 1
                 watch.changed.notify_all()
                 if not watch.waiters:
@@ -243,7 +261,7 @@ class Dispatcher:
                     watch.version = version
                     watch.changed.notify_all()
             elif kind == "subscribe" and watch.state == "subscribing":
-                watch.state = "subscribed"
+                watch.state, watch.confirmed_at = "subscribed", time.monotonic()
                 watch.changed.notify_all()
             elif kind == "unsubscribe" and watch.state == "unsubscribing":
                 del self._watches[channel]  # a waiter that came meanwhile made it "subscribing" again
@@ -256,7 +274,7 @@ class Dispatcher:
                 if not watch.waiters and watch.state == "subscribed" and now - watch.idle_since > LINGER_SECONDS
             ]
             for watch in idle:
-                watch.state, watch.version = "unsubscribing", None
+                watch.state, watch.version, watch.confirmed_at = "unsubscribing", None, None
         if idle:
             pubsub.unsubscribe(*[watch.channel for watch in idle])
 

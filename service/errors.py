@@ -13,6 +13,7 @@ import redis
 from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
+from service.dispatcher import TooManyWaiters
 from service.store import GameNotFound, VersionConflict
 from service.turns import InvalidSetup, UnknownGame
 
@@ -68,6 +69,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]
         return envelope(409, "version_conflict", "the game changed meanwhile: read it again and retry"), 409
+
+    @app.errorhandler(TooManyWaiters)
+    def server_busy(error: TooManyWaiters):  # type: ignore[no-untyped-def]
+        body = envelope(503, "server_busy", f"too many clients are waiting: {error}; retry later")
+        return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

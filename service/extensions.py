@@ -138,12 +138,11 @@ class CardroomApi(Api):
     def register_blueprint(self, blp, *, parameters=None, **options):  # type: ignore[no-untyped-def]
         """Register `blp`, then document 503 `store_unavailable` on each of its operations that uses Redis.
 
-        Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down). Also
-        429 `rate_limited` on every rate-limited path and 413 on every body. An operation that declares no
+        Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down).
+        Also 429 `rate_limited` on every rate-limited path and 413 on every body. An operation that declares no
         `security` (`@blp.doc(security=...)`) is public: it gets `security: []`, which says so to linters and
-        generators instead of leaving it unsaid.
-        apispec has no public way to amend an operation, so this edits the dict `spec.to_dict()` returns, which
-        is the spec's own.
+        generators instead of leaving it unsaid. apispec has no public way to amend an operation, so this edits the
+        dict `spec.to_dict()` returns, which is the spec's own.
         """
         super().register_blueprint(blp, parameters=parameters, **options)
         for path, operations in self.spec.to_dict()["paths"].items():

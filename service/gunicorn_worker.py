@@ -11,7 +11,13 @@ from __future__ import annotations
 import gevent
 from gunicorn.workers import ggevent
 
-from service.dispatcher import drain_all
+
+def _drain() -> None:
+    # imported here, in the worker once gevent has patched it: gunicorn's master loads this module too, and must
+    # not import redis (gevent would then leave modules unpatched)
+    from service.dispatcher import drain_all
+
+    drain_all()
 
 
 class GeventWorker(ggevent.GeventWorker):
@@ -20,9 +26,9 @@ class GeventWorker(ggevent.GeventWorker):
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop gracefully, answering the waiting clients first."""
         super().handle_exit(sig, frame)
-        gevent.spawn(drain_all)  # out of the signal handler: draining takes locks
+        gevent.spawn(_drain)  # out of the signal handler: draining takes locks
 
     def handle_quit(self, sig: int, frame: object) -> None:
         """SIGINT, SIGQUIT: stop quickly, answering the waiting clients first."""
         super().handle_quit(sig, frame)
-        gevent.spawn(drain_all)
+        gevent.spawn(_drain)

@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import json
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
@@ -92,6 +93,8 @@ class GameRecord:
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
     views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     """The API view of this version per seat (None: spectator), built once (service/views.py `game_view`)."""
+    read_at: float | None = field(default=None, init=False, repr=False, compare=False)
+    """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
 
     def engine_state(self) -> Any:
         """The game module's state object for `state`, decoded at most once per record.
@@ -212,12 +215,15 @@ class GameStore:
         Raises:
             GameNotFound: no such game.
         """
+        started = time.monotonic()
         version, text = self.client.hmget(self._key(game_id, "game"), ["version", "record"])
         if text is None:
             raise GameNotFound(game_id)
-        if known is not None and known.version == int(cast(bytes, version)):
-            return known  # the same version: skip decoding it again (service/cache.py)
-        return GameRecord.from_json(text)
+        record = known if known is not None and known.version == int(cast(bytes, version)) else None
+        if record is None:
+            record = GameRecord.from_json(text)  # a new version (else: skip decoding it again, service/cache.py)
+        record.read_at = started if record.read_at is None else max(record.read_at, started)
+        return record
 
     def version(self, game_id: str) -> int | None:
         """The game's current version, or None for no such game."""

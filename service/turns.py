@@ -138,6 +138,8 @@ def play(
     if record.status == "waiting":
         raise NotYourTurn("the game has not started: human seats are still open")
     game = GAMES[record.game]
+    # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
+    # a millisecond or two (an 8-seat Talmut table at most ~5 ms to decode); AI searches run in RQ workers only
     state, events = game.apply(record.engine_state(), seat, action)
     result = game.result(state)
     new_record = dataclasses.replace(

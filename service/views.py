@@ -43,6 +43,8 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
     legal: list[dict[str, Any]] = []
     if record.status != "waiting":
         state = record.engine_state()
+        # CPU-bound like `turns.play` (no yield to gevent's loop), bounded by one game's size; once per version
+        # and seat in a process, however many clients it wakes
         view = game.view(state, seat)
         state_json = view.state
         for entry, public in zip(seats, view.seats, strict=True):

@@ -98,18 +98,17 @@ def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     return game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
 
 
-def wait_for_version(game_id: str, after_version: int, seconds: float) -> int | None:
-    """Hold this request until the game's version exceeds `after_version` or `seconds` pass; the version seen.
+def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> int | None:
+    """Hold this request until the version of `record`'s game exceeds `after_version` or `seconds` pass.
 
-    Aborts 503 `server_busy` (with `Retry-After`) when the process already holds `MAX_WAITERS` waiting clients.
+    `record` is the game as this request read it. Returns the version seen last.
+
+    Raises:
+        TooManyWaiters: the process holds `MAX_WAITERS` waiting clients (503 `server_busy`, service/errors.py).
     """
-    store = services().store
-    try:
-        return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id))
-    except TooManyWaiters as error:
-        abort(503, message=f"too many clients are waiting: {error}; retry later", error="server_busy",
-              headers={"Retry-After": "1"})
-    return None  # not reached: abort() raises
+    store, game_id = services().store, record.game_id
+    known = None if record.read_at is None else (record.version, record.read_at)
+    return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id), known)
 
 
 @blp.route("")
@@ -246,7 +245,7 @@ class GameResource(MethodView):
         revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
         if after is not None and query["wait"] > 0 and record.version <= after:
             wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
-            record = services().records.load(game_id, at_least=wait_for_version(game_id, after, wait))
+            record = services().records.load(game_id, at_least=wait_for_version(record, after, wait))
         headers = {"ETag": f'"{record.version}"'}
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
@@ -285,9 +284,7 @@ class Stream(MethodView):
         record = services().records.load(game_id)
         seat = viewer_seat(record)  # credentials of no seat answer 401 before the stream starts
         revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
-        if services().dispatcher.waiters >= services().dispatcher.max_waiters:
-            abort(503, message="too many clients are waiting: retry later", error="server_busy",
-                  headers={"Retry-After": "1"})
+        services().dispatcher.check_room()  # a full process answers 503 now, not an empty stream
         after = headers.get("last_event_id", query.get("after_version"))
         events = stream_with_context(view_events(record, seat, after))
         return Response(events, mimetype="text/event-stream",
@@ -303,7 +300,6 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
     schema = ViewSchema()
     keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
     dispatcher = services().dispatcher
-    store = services().store
     game_id = record.game_id
     sent = after
     # first, at once, so the client gets the headers now, not with the first new version: how soon to reconnect
@@ -317,7 +313,7 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
                 sent = record.version
             if record.status == "finished" and sent >= record.version:
                 return
-            version = dispatcher.wait(game_id, sent, keepalive, lambda: store.version(game_id))
+            version = wait_for_version(record, sent, keepalive)
             if dispatcher.draining.is_set():
                 return
             if version is None or version <= sent:

@@ -179,6 +179,12 @@ def test_a_stream_of_a_token_of_no_seat_is_refused_before_it_starts(stack: Stack
     assert response.headers["WWW-Authenticate"] == "Bearer"
 
 
+def test_gevent_patches_every_worker_before_redis_is_imported(stack: Stack) -> None:
+    """gunicorn's master must not import what gevent patches in each worker (redis, service.dispatcher)."""
+    requests.get(f"{stack.base_url}/healthz", timeout=HANG_GUARD_SECONDS)
+    assert "MonkeyPatchWarning" not in stack.log_text(tail_chars=10**7)
+
+
 def test_a_thousand_idle_connections_do_not_delay_other_clients(stack: Stack) -> None:
     """Connections that send nothing, or a request byte by byte, cost a greenlet each (issue 14 §6)."""
     address = urlsplit(stack.base_url)
