@@ -15,7 +15,11 @@ blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="The game
 
 
 def describe(game_id: str) -> dict[str, Any]:
-    """The rules entry of one game: id, title, seat counts, options with defaults, action types, AI levels."""
+    """The rules entry of one game: id, title, seat counts, options with defaults, action types, AI levels.
+
+    `rules` names the developers' specification in the project; `rules_page` is the players' rules page this
+    server serves (service/routes/web.py), in four languages.
+    """
     game = GAMES[game_id]
     return {
         "id": game.ID,
@@ -25,6 +29,7 @@ def describe(game_id: str) -> dict[str, Any]:
         "action_types": list(game.ACTIONS),
         "ai_levels": list(LEVELS[game_id]),
         "rules": f"shared/rules/{game_id}.md",
+        "rules_page": f"/rules/{game_id}",
     }
 
 

@@ -285,4 +285,11 @@ class RulesSchema(ma.Schema):
     options = fields.Dict(required=True)
     action_types = fields.List(fields.String(), required=True)
     ai_levels = fields.List(fields.String(), required=True)
-    rules = fields.String(required=True, metadata={"description": "where the full rules are"})
+    rules = fields.String(
+        required=True, metadata={"description": "the specification's file in the Cardroom project (not served)"}
+    )
+    rules_page = fields.String(
+        required=True,
+        metadata={"description": "the players' rules page on this server (`?lang=en|ru|es|ta`)",
+                  "example": "/rules/durak"},
+    )

@@ -1,5 +1,7 @@
 """Headless Chromium (Debian's `chromium` package) driven by Playwright, never a browser Playwright downloads.
 
+The same binary and launch arguments as the browser table's tests (tests/browser/conftest.py).
+
 A test that needs it skips only when the binary is missing, and says how to get it (`.ci/run` installs it).
 Every request to an address off the loopback range is aborted and recorded, so a page that would need the network
 shows it as it would on an air-gapped machine.
@@ -8,27 +10,24 @@ shows it as it would on an air-gapped machine.
 from __future__ import annotations
 
 import ipaddress
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync",
-]
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # the browser table's tests use the same Chromium
+
 # Playwright's waits, in milliseconds: hang guards (a page here loads in well under a second).
 TIMEOUT_MS = 30_000
 
 
 def chromium_binary() -> str:
-    """The path of Debian's chromium; skips the test when it is not installed."""
-    found = shutil.which("chromium")
-    if found is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
-    return found
+    """The path of Debian's chromium (or `CHROMIUM_PATH`); skips the test when it is not installed."""
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH")
+    return CHROMIUM
 
 
 def is_loopback(url: str) -> bool:

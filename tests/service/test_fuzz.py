@@ -52,8 +52,9 @@ def _a_game() -> tuple[str, str]:
 
 
 GAME_ID, TOKEN = _a_game()
-# A stream of an active game never ends by itself (it waits for the next version): streams are aimed at a finished
-# game, whose stream sends its last view and ends, so its events are checked too.
+# The stream never ends while its game goes on (a keep-alive comment every 15 s), so a generated request of it would
+# hold the test for ever: streams are aimed at a finished game, whose stream sends its last view and ends, so its
+# events are checked against the spec too (tests/e2e/test_waiting.py checks a live stream on the real server).
 FINISHED_ID, FINISHED_TOKEN = _a_game()
 assert APP.test_client().post(f"/v1/games/{FINISHED_ID}/actions", json={"type": "resign"},
                               headers={"Authorization": f"Bearer {FINISHED_TOKEN}"}).json["status"] == "finished"
