@@ -20,6 +20,7 @@ wins and a timeout never applies twice; the worker's sweep schedules again a tim
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -239,9 +240,10 @@ def schedule_timeouts(queue: Queue, key_prefix: str, record: GameRecord, only: l
     never early and about a second late at most; a deadline already past is enqueued at once. A job of an older
     version finds a newer one and does nothing. `only` limits it to those seats (the sweep's `revive_timeouts`).
     """
+    now = time.time()
     for seat, deadline in deadlines(record).items():
         if only is None or seat in only:
             enqueue_once(
-                queue, math.ceil(deadline), TIMEOUT_JOB, timeout_job_id(record.game_id, record.version, seat),
+                queue, math.ceil(deadline), now, TIMEOUT_JOB, timeout_job_id(record.game_id, record.version, seat),
                 args=(key_prefix, record.game_id, record.version, seat), job_timeout=TIMEOUT_JOB_TIMEOUT_SECONDS,
             )

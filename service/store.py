@@ -34,8 +34,8 @@ log = logging.getLogger(__name__)
 STATUSES = ("waiting", "active", "finished")
 
 # One atomic step: compare the version, write the record, append the events, renew the game's lifetime (ARGV[4]
-# seconds, README "Limits and lifetimes"), publish (shared/API.md versions). Nothing is half-written: Lua scripts
-# run whole or not at all.
+# seconds, README "Limits and lifetimes"; its presence hash too), publish (shared/API.md versions). Nothing is
+# half-written: Lua scripts run whole or not at all.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
@@ -43,6 +43,7 @@ redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
 redis.call('PUBLISH', KEYS[3], ARGV[2])
 return 1
 """
@@ -271,7 +272,7 @@ class GameStore:
         Raises:
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
-        keys = [self._key(record.game_id, "game"), self._key(record.game_id, "events"), self.channel(record.game_id)]
+        keys = [self._key(record.game_id, part) for part in ("game", "events", "version", "seen")]
         args = [
             str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),
             *[json.dumps(e) for e in events],

@@ -269,7 +269,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
         delay_ms = delay_of(state, seat) if delay_of is not None else 0
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
         enqueue_once(
-            queue, due, AI_JOB, ai_job_id(record.game_id, record.version, seat),
+            queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
             args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,
             on_failure=Callback(AI_JOB_FAILED),
         )
