@@ -6,8 +6,10 @@ header is a spectator.
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
+from collections import OrderedDict
 
 from flask import request
 from flask_smorest import abort
@@ -17,6 +19,9 @@ from service.store import GameRecord, hash_token, seat_for_token
 
 PRESENCE_SECONDS = 10
 """A seat's `last_seen` is written at most once per this many seconds (shared/API.md presence)."""
+MARKS_KEPT = 10_000
+"""How many seats' latest presence marks one process remembers (`mark_present`), the oldest dropped first."""
+_marked: OrderedDict[tuple[str, str, int], float] = OrderedDict()
 
 
 def bearer_token() -> str | None:
@@ -54,8 +59,20 @@ def player_seat(record: GameRecord) -> int:
 
 
 def mark_present(record: GameRecord, seat: int) -> None:
-    """Record that `seat`'s player is here now (`last_seen`), at most once per `PRESENCE_SECONDS`."""
-    services().store.touch_seen(record, seat, time.time(), PRESENCE_SECONDS)
+    """Record that `seat`'s player is here now (`last_seen`), at most once per `PRESENCE_SECONDS`.
+
+    Redis refuses a second write within the interval whichever process asks (`GameStore.touch_seen`); this
+    process does not even ask again within it, so a seat's steady polling costs no extra round trip.
+    """
+    store, now = services().store, time.time()
+    key = (store.prefix, record.game_id, seat)
+    if now - _marked.get(key, -math.inf) < PRESENCE_SECONDS:
+        return
+    _marked[key] = now
+    _marked.move_to_end(key)
+    while len(_marked) > MARKS_KEPT:
+        _marked.popitem(last=False)
+    store.touch_seen(record, seat, now, PRESENCE_SECONDS)
 
 
 def new_token() -> tuple[str, str]:

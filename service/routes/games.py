@@ -1,10 +1,8 @@
-"""Games: create, lobby, seats, view (ETag, long-poll), stream, actions (If-Match, Idempotency-Key), events, leave.
+"""Games: create, lobby, seats, view (ETag, long-poll), stream, actions, events, leave and rematch.
 
-And rematch.
-
-HTTP concerns only: the rules of creating and playing live in service/turns.py, clocks in service/clocks.py,
-rematches in service/rematch.py, identity and presence in service/auth.py, the `Idempotency-Key` protocol in
-service/idempotency.py, waiting in service/dispatcher.py.
+Actions take If-Match and Idempotency-Key. HTTP concerns only: the rules of creating and playing live in
+service/turns.py, clocks in service/clocks.py, rematches in service/rematch.py, identity and presence in
+service/auth.py, the `Idempotency-Key` protocol in service/idempotency.py, waiting in service/dispatcher.py.
 """
 
 from __future__ import annotations
