@@ -8,11 +8,11 @@ from flask import Flask
 
 from service import config, cors, docs, errors, logs, ratelimit
 from service.cache import RecordCache
-from service.clocks import ClockSchema
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.routes import games, health, metrics, rules, web
 from service.schemas.actions import register_action_components
+from service.schemas.clock import ClockSchema
 from service.store import GameStore
 from service.turns import make_queue
 

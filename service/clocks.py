@@ -25,12 +25,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-import marshmallow as ma
-from marshmallow import fields, validate
 from rq import Queue
 
 from engine import GAMES
-from engine.errors import InvalidOptions
 from service.scheduling import enqueue_once
 from service.store import GameRecord
 
@@ -39,50 +36,17 @@ OPTION = "clock"
 TIMEOUT_JOB = "worker.timeouts.play_timeout"
 TIMEOUT_JOB_TIMEOUT_SECONDS = 30
 """RQ's hard limit on one timeout job: an `easy` move or a resignation, a few milliseconds."""
-MAX_SECONDS = 86400
 
 ClockMove = Literal["timeout", "autoplay"]
 """How a move was made when not by the seat itself: the first move of a timeout, or the rest of that turn."""
 
 
-class ClockSchema(ma.Schema):
-    """`options.clock`: `turn_seconds` and/or `bank_seconds` (+ `increment_seconds`), and what a timeout does.
-
-    Whole seconds: RQ's scheduler, which enforces the deadlines, keeps times in whole seconds.
-    """
-
-    turn_seconds = fields.Integer(
-        strict=True, validate=validate.Range(1, MAX_SECONDS),
-        metadata={"description": "a seat that must act longer than this times out", "example": 30},
-    )
-    bank_seconds = fields.Integer(
-        strict=True, validate=validate.Range(1, MAX_SECONDS),
-        metadata={"description": "each seat's time bank, running only while the seat must act", "example": 300},
-    )
-    increment_seconds = fields.Integer(
-        strict=True, validate=validate.Range(0, 3600), load_default=0,
-        metadata={"description": "added to the seat's bank after each of its moves (bank clocks only)", "example": 5},
-    )
-    on_timeout = fields.String(
-        validate=validate.OneOf(["autoplay", "forfeit"]), load_default="autoplay",
-        metadata={"description": "autoplay: the easy AI plays the seat's turn; forfeit: the seat resigns"},
-    )
-    autoplay_limit = fields.Integer(
-        strict=True, validate=validate.Range(2, 100), load_default=3,
-        metadata={"description": "autoplay only: this many timeouts in a row forfeit (the last is a resignation)"},
-    )
-
-    @ma.validates_schema
-    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if "turn_seconds" not in data and "bank_seconds" not in data:
-            raise ma.ValidationError("give turn_seconds, bank_seconds or both")
-        if data.get("increment_seconds") and "bank_seconds" not in data:
-            raise ma.ValidationError("increment_seconds needs bank_seconds", "increment_seconds")
-
-
 @dataclass(frozen=True)
 class ClockConfig:
-    """A validated `options.clock`, defaults filled (`ClockSchema`); stored as `asdict` in the record's options."""
+    """A game's `options.clock`, as validated by service/schemas/clock.py `ClockSchema` and stored in its options.
+
+    Stored with the defaults filled and an absent limit left out (so a rematch copies it as it is).
+    """
 
     turn_seconds: int | None = None
     bank_seconds: int | None = None
@@ -93,23 +57,6 @@ class ClockConfig:
     def limit(self, bank: float | None) -> float:
         """Seconds a seat that starts to act with `bank` seconds in its bank may take before it times out."""
         return min(math.inf if self.turn_seconds is None else self.turn_seconds, math.inf if bank is None else bank)
-
-
-def parse_clock(raw: object) -> dict[str, Any]:
-    """The stored form of a create request's `options.clock`: `ClockConfig`'s fields, defaults filled.
-
-    A limit not given is left out, so the stored form parses again to itself (a rematch copies it).
-
-    Raises:
-        InvalidOptions: not an object, an unknown key, a value out of range, neither limit given (422).
-    """
-    if not isinstance(raw, dict):
-        raise InvalidOptions("options.clock must be an object")
-    try:
-        loaded = ClockSchema().load(raw)
-    except ma.ValidationError as error:
-        raise InvalidOptions(f"options.clock: {error.messages}") from error
-    return {name: value for name, value in asdict(ClockConfig(**loaded)).items() if value is not None}
 
 
 def config_of(record: GameRecord) -> ClockConfig | None:

@@ -81,7 +81,8 @@ def create_game(
     `seats` are the stored seat records in seat order: AI seats with their `level`, human seats open or (the
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
-    neither, a random seed. `options.clock` is the service's (service/clocks.py), the other options the game's.
+    neither, a random seed. `options.clock` is the service's, validated and in its stored form already
+    (service/schemas/clock.py); the other options are the game's.
     A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats.
     shared/API.md "Resources".
 
@@ -95,8 +96,6 @@ def create_game(
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
     parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
-    if clocks.OPTION in options:
-        options = {**options, clocks.OPTION: clocks.parse_clock(options[clocks.OPTION])}
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):

@@ -10,8 +10,9 @@ from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from engine import GAMES
-from service.clocks import ClockSchema
+from service.clocks import OPTION as CLOCK
 from service.schemas.actions import ACTION_SCHEMAS
+from service.schemas.clock import ClockSchema
 from service.schemas.states import STATE_SCHEMAS
 from service.store import STATUSES
 
@@ -86,6 +87,17 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "private: never listed in the lobby; its seats are taken with the invite codes "
                   "returned to the creator", "example": "public"},
     )
+
+    @ma.post_load
+    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
+        if CLOCK in data["options"]:
+            try:
+                clock = ClockSchema().load(data["options"][CLOCK])
+            except ma.ValidationError as error:
+                raise ma.ValidationError({"options": {CLOCK: error.messages}}) from error
+            data["options"] = {**data["options"], CLOCK: clock}
+        return data
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
