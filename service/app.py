@@ -8,6 +8,7 @@ from flask import Flask
 
 from service import config, cors, docs, errors, logs, ratelimit
 from service.cache import RecordCache
+from service.clocks import ClockSchema
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.routes import games, health, metrics, rules, web
@@ -29,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     api = CardroomApi(app)
     register_action_components(api.spec)
+    api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)

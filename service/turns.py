@@ -18,11 +18,10 @@ import secrets
 import time
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import redis
 from rq import Callback, Queue
-from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.utils import now as rq_now
 
@@ -30,8 +29,10 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.ai import LEVELS
 from engine.cards import parse_deck, shuffled
 from engine.protocol import Action, Event
+from service import clocks
 from service.config import lifetimes
 from service.metrics import count_action
+from service.scheduling import enqueue_once
 from service.store import GameRecord, GameStore, SeatRecord
 from service.views import stored_event
 
@@ -72,13 +73,17 @@ def create_game(
     options: dict[str, object],
     deck: list[str] | None = None,
     seed: int | None = None,
+    visibility: str = "public",
+    invites: Sequence[str] = (),
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
 
     `seats` are the stored seat records in seat order: AI seats with their `level`, human seats open or (the
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
-    neither, a random seed. shared/API.md "Resources".
+    neither, a random seed. `options.clock` is the service's (service/clocks.py), the other options the game's.
+    A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats.
+    shared/API.md "Resources".
 
     Raises:
         UnknownGame: no such game.
@@ -89,7 +94,9 @@ def create_game(
     if game_name not in GAMES:
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
-    parsed_options = game.parse_options(options)
+    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
+    if clocks.OPTION in options:
+        options = {**options, clocks.OPTION: clocks.parse_clock(options[clocks.OPTION])}
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):
@@ -111,21 +118,32 @@ def create_game(
         seats=seats,
         options=options,
         state=game.dump_state(state),
+        visibility=visibility,
+        invites=list(invites),
     )
     record.decoded = state
+    record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
     enqueue_ai_turns(store, queue, record)
+    clocks.schedule_timeouts(queue, store.prefix, record)
     return record
 
 
 def play(
-    store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action, notes: Sequence[Event] = ()
+    store: GameStore,
+    queue: Queue,
+    record: GameRecord,
+    seat: int,
+    action: Action,
+    notes: Sequence[Event] = (),
+    by_clock: clocks.ClockMove | None = None,
 ) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
 
     `notes` are service events stored just before the action's own, in the same write (the worker's
-    `ai_fallback`: the AI's level failed and a fallback level chose this move).
+    `ai_fallback`: the AI's level failed and a fallback level chose this move; a clock's `timeout`). `by_clock`
+    says the clock made this move for the seat (service/clocks.py `next_clock`), None: the seat itself.
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
@@ -152,6 +170,7 @@ def play(
         ai_delays_since=ai_delays_since(record, state, time.time()),
     )
     new_record.decoded = state
+    new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
     count_action(store.client, store.prefix, record.game, action["type"], notes)
@@ -167,9 +186,10 @@ def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
     """
     try:
         enqueue_ai_turns(store, queue, record)
+        clocks.schedule_timeouts(queue, store.prefix, record)
     except redis.RedisError:
-        log.warning("game %s version %s: AI turn not enqueued, left to the sweep", record.game_id, record.version,
-                    exc_info=True)
+        log.warning("game %s version %s: AI turn or timeout not enqueued, left to the sweep", record.game_id,
+                    record.version, exc_info=True)
 
 
 def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
@@ -188,9 +208,12 @@ def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
 def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
     """Store a change that is not a game action (a seat taken, the game started) and wake the AI if due.
 
+    The clock of `new_record` is computed here (a game that starts starts its clock).
+
     Raises:
         VersionConflict: another write landed first; nothing was changed.
     """
+    new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
     wake_ai(store, queue, new_record)
 
@@ -245,20 +268,11 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     for seat in seats:
         delay_ms = delay_of(state, seat) if delay_of is not None else 0
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
-        job = {
-            "args": (store.prefix, record.game_id, record.version, seat),
-            "job_id": ai_job_id(record.game_id, record.version, seat),
-            "job_timeout": AI_JOB_TIMEOUT_SECONDS,
-            "on_failure": Callback(AI_JOB_FAILED),
-            "unique": True,
-        }
-        try:
-            if due > now:
-                queue.enqueue_at(datetime.fromtimestamp(due, tz=UTC), AI_JOB, **job)
-            else:
-                queue.enqueue(AI_JOB, **job)
-        except DuplicateJobError:
-            pass
+        enqueue_once(
+            queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
+            args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,
+            on_failure=Callback(AI_JOB_FAILED),
+        )
 
 
 def _ai_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
@@ -319,11 +333,7 @@ def revive_ai_turns(
         name = store.revive_key(record.game_id, record.version, seat)
         if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):
             continue  # another process revives it right now
-        with store.client.pipeline() as pipe:
-            pipe.incr(name)
-            pipe.expire(name, store.idle_ttl_seconds)
-            count, _ = pipe.execute()
-        if count > MAX_REVIVES:
+        if store.count(name) > MAX_REVIVES:
             continue
         log.warning("AI turn of game %s version %s seat %s: job %s, enqueued again", record.game_id,
                     record.version, seat, "missing" if job is None else job.get_status(refresh=False))
@@ -335,8 +345,5 @@ def revive_ai_turns(
 
 
 def _optional_only(record: GameRecord, seat: int) -> bool:
-    game = GAMES[record.game]
-    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
-    legal = game.legal_actions(record.engine_state(), seat)
-    return all(action["type"] in optional for action in legal)
+    return not clocks.must_act(record, seat)
 

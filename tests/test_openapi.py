@@ -26,8 +26,8 @@ def test_spec_is_openapi_3_0_with_every_route():
     assert spec["openapi"].startswith("3.0.")
     assert set(spec["paths"]) == {
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
-        "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream", "/healthz",
-        "/readyz", "/metrics",
+        "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
+        "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/healthz", "/readyz", "/metrics",
     }
 
 
@@ -91,6 +91,8 @@ OPERATION_IDS = {
     ("get", "/healthz"): "checkLiveness",
     ("get", "/readyz"): "checkReadiness",
     ("get", "/metrics"): "getMetrics",
+    ("post", "/v1/games/{game_id}/leave"): "leaveGame",
+    ("post", "/v1/games/{game_id}/rematch"): "rematchGame",
 }
 VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch")
 
@@ -157,3 +159,32 @@ def test_a_long_poll_s_304_is_documented_as_nothing_new_yet():
              for client in CLIENTS_OF_A_304}
     assert {client: len(found) for client, found in lines.items()} == dict.fromkeys(CLIENTS_OF_A_304, 1)
     assert all("304" in found[0] or "None" in found[0] for found in lines.values())
+
+
+def test_the_lifecycle_operations_have_ids_examples_and_their_error_codes():
+    """Issue 18: leave and rematch, invitations and clocks are documented as a generated client needs them."""
+    spec = json.loads(SPEC.read_text())
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    leave, rematch = paths["/v1/games/{game_id}/leave"]["post"], paths["/v1/games/{game_id}/rematch"]["post"]
+    assert (leave["operationId"], rematch["operationId"]) == ("leaveGame", "rematchGame")
+    assert "game_finished" in leave["responses"]["409"]["description"]
+    assert "not_finished" in rematch["responses"]["409"]["description"]
+    assert {"200", "201"} <= set(rematch["responses"])
+    assert leave["responses"]["200"]["content"]["application/json"]["examples"]
+    assert rematch["requestBody"]["content"]["application/json"]["example"] == {"seed": 7}
+    seats = paths["/v1/games/{game_id}/seats"]["post"]
+    assert "invite_required" in seats["responses"]["403"]["description"]
+    assert "invite" in schemas["Join"]["properties"]
+    assert schemas["CreateGame"]["properties"]["visibility"]["enum"] == ["public", "private"]
+    assert schemas["CreateGame"]["properties"]["options"]["properties"]["clock"] == {
+        "$ref": "#/components/schemas/ClockOptions"
+    }
+    assert {"turn_seconds", "bank_seconds", "increment_seconds", "on_timeout", "autoplay_limit"} == set(
+        schemas["ClockOptions"]["properties"]
+    )
+    from engine import GAMES
+
+    for game_id in GAMES:
+        assert {"visibility", "clock", "rematch"} <= set(schemas[f"{camel(game_id)}View"]["required"])
+        assert {"invite", "invites"} <= set(schemas[f"{camel(game_id)}SeatedView"]["properties"])
+    assert {"last_seen", "clock"} <= set(schemas["SeatView"]["properties"])

@@ -10,11 +10,13 @@ from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from engine import GAMES
+from service.clocks import ClockSchema
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.states import STATE_SCHEMAS
 from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
+VISIBILITIES = ("public", "private")
 
 
 def printable_name(value: str, **kwargs: object) -> None:
@@ -58,7 +60,12 @@ class CreateGameSchema(ma.Schema):
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=8))
     options = fields.Dict(
         keys=fields.String(), load_default=dict,
-        metadata={"description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults", "example": {}},
+        metadata={
+            "description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults; and `clock` for "
+            "every game (ClockOptions)",
+            "properties": {"clock": {"$ref": "#/components/schemas/ClockOptions"}},
+            "example": {},
+        },
     )
     deck = fields.Raw(
         metadata={
@@ -73,6 +80,12 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "makes the shuffle reproducible (above 2^53 JavaScript clients lose digits)",
                   "example": 42},
     )
+    visibility = fields.String(
+        load_default="public",
+        validate=validate.OneOf(VISIBILITIES),
+        metadata={"description": "private: never listed in the lobby; its seats are taken with the invite codes "
+                  "returned to the creator", "example": "public"},
+    )
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
@@ -86,6 +99,60 @@ class JoinSchema(ma.Schema):
 
     name = name_field(required=True)
     seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7), metadata={"example": 1})
+    invite = fields.String(
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "a private game's invitation code (each seats one player once)",
+                  "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
+    )
+
+
+class RematchSchema(ma.Schema):
+    """Ask for a rematch of a finished game; `seed` makes the new deal reproducible."""
+
+    seed = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={"description": "the new game's shuffle (used by the call that creates it)", "example": 7},
+    )
+
+
+class LeftSchema(ma.Schema):
+    """What leaving did."""
+
+    game_id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "the seat you left"})
+    outcome = fields.String(
+        required=True,
+        validate=validate.OneOf(["seat_freed", "game_deleted", "resigned"]),
+        metadata={"description": "seat_freed: a waiting game's seat is open again (your token no longer works); "
+                  "game_deleted: you were its last player; resigned: an active game (Talmut: the AI plays on)",
+                  "example": "resigned"},
+    )
+    version = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "the game's version now; null once deleted"}
+    )
+
+
+class SeatClockSchema(ma.Schema):
+    """One seat's clock (service/clocks.py): absolute times, so a client counts down with its own clock."""
+
+    running = fields.Boolean(required=True, metadata={"description": "the seat must act now and its clock runs"})
+    since = fields.String(
+        required=True, allow_none=True,
+        metadata={"format": "date-time", "description": "when its clock started running",
+                  "example": "2025-12-01T10:00:00.000Z"},
+    )
+    bank_seconds = fields.Float(
+        required=True, allow_none=True,
+        metadata={"description": "seconds left in its bank when its clock started (now, if not running); null "
+                  "without bank_seconds", "example": 295.5},
+    )
+    deadline = fields.String(
+        required=True, allow_none=True,
+        metadata={"format": "date-time", "description": "when it times out, while running",
+                  "example": "2025-12-01T10:00:30.000Z"},
+    )
+    timeouts = fields.Integer(required=True, metadata={"description": "timeouts in a row", "example": 0})
 
 
 JOIN_EXAMPLE = {"name": "Bob"}
@@ -101,6 +168,13 @@ class SeatViewSchema(ma.Schema):
     open = fields.Boolean(metadata={"description": "human seats only: nobody has taken it yet"})
     hand_size = fields.Integer(metadata={"description": "once dealt, in games with hands"})
     resigned = fields.Boolean(metadata={"description": "Talmut: the player resigned and the AI plays the seat"})
+    last_seen = fields.String(
+        allow_none=True,
+        metadata={"description": "ISO 8601 UTC time of the seat's last authenticated request, at most 10 s old when "
+                  "it made one then; null: never (or an AI seat)", "example": "2025-12-01T10:00:20.000Z",
+                  "format": "date-time"},
+    )
+    clock = fields.Nested(SeatClockSchema, metadata={"description": "with options.clock only: this seat's clock"})
 
 
 class ResultSchema(ma.Schema):
@@ -118,6 +192,24 @@ class ResultSchema(ma.Schema):
     reason = fields.String(required=True, metadata={"example": "durak"})
 
 
+class ClockViewSchema(ClockSchema):
+    """The game's clock settings and the current deadline (the earliest of the running seats')."""
+
+    turn_seconds = fields.Integer(allow_none=True)
+    bank_seconds = fields.Integer(allow_none=True)
+    deadline = fields.String(
+        required=True, allow_none=True,
+        metadata={"format": "date-time", "description": "the earliest deadline of a running seat, or null",
+                  "example": "2025-12-01T10:00:30.000Z"},
+    )
+
+
+class RematchLinkSchema(ma.Schema):
+    """Where a finished game's rematch is."""
+
+    game_id = fields.String(required=True, metadata={"example": "5c1d7e2a"})
+
+
 class GameViewSchema(ma.Schema):
     """What the views of every game share; `game_views` adds the game's own `legal_actions` and `state`."""
 
@@ -129,6 +221,15 @@ class GameViewSchema(ma.Schema):
     to_act = fields.List(fields.Integer(), required=True)
     pending_ai = fields.List(fields.Integer(), required=True)
     result = fields.Nested(ResultSchema, allow_none=True, required=True)
+    visibility = fields.String(required=True, validate=validate.OneOf(VISIBILITIES))
+    clock = fields.Nested(
+        ClockViewSchema, allow_none=True, required=True, metadata={"description": "null without options.clock"}
+    )
+    rematch = fields.Nested(
+        RematchLinkSchema, allow_none=True, required=True,
+        metadata={"description": "once a seated player asked for a rematch of this finished game: its game_id "
+                  "(the other players join it with POST /rematch here)"},
+    )
 
 
 PLAYER_TOKEN = fields.String(
@@ -156,6 +257,16 @@ def _game_views(game_id: str) -> tuple[type[ma.Schema], type[ma.Schema]]:
     seated = type(f"{camel}SeatedViewSchema", (view,), {
         "__doc__": f"The view of a {game_id} game for a new seat, with the seat's secret token (shown once).",
         "player_token": PLAYER_TOKEN,
+        "invite": fields.String(
+            allow_none=True,
+            metadata={"description": "creating a private game only: the first of `invites` (a game with one open "
+                      "seat has one)", "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
+        ),
+        "invites": fields.List(
+            fields.String(),
+            metadata={"description": "creating a private game only: one code per open seat; each seats one "
+                      "player once, in the seat that player asks for or the lowest open one"},
+        ),
     })
     return view, seated
 
