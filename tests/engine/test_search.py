@@ -8,9 +8,11 @@ Budgets here are tiny: strength is measured by bench/ai_strength.py, not by test
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -223,3 +225,21 @@ def test_durak_sampler_gives_the_opponent_the_cards_it_was_seen_to_take() -> Non
         sample = DETERMINIZERS["durak"](view, history, random.Random(seed))
         assert set(cards("7S 9S 9C")) <= set(sample.hands[1])
 
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The same choices as before
+
+
+def test_the_search_makes_the_recorded_choices() -> None:
+    """For 24 recorded views (tables of `TABLES` and 8-seat Talmut, seeds 0-3, up to 60 random moves in), the
+    search with seed `seed` and 40 iterations makes the move, the iteration count and the root visits recorded in
+    `search_choices.json` by the code of f5e7a93: restructuring the search (issue 16) changed nothing it decides.
+    A change meant to make the AI play differently (issue 17) records the file anew, and says so.
+    """
+    recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
+    assert len(recorded) == 24
+    for entry in recorded:
+        stats = SearchStats()
+        action = ismcts(entry["view"], random.Random(entry["seed"]), Budget(40, 600), stats)
+        assert (action, stats.iterations, stats.visits) == (entry["action"], entry["iterations"], entry["visits"])
