@@ -7,12 +7,15 @@ same declaration, so the two can never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.cards import Card
 from engine.errors import GameFinished, IllegalAction
+
+if TYPE_CHECKING:  # engine.protocol imports this module
+    from engine.protocol import Action, Seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,40 @@ def check_action(
     if type(seat) is not int or not 0 <= seat < seats:
         raise IllegalAction(f"there is no seat {seat!r}")
     return parsed
+
+
+def check_listed(
+    action: object,
+    seat: object,
+    legal_actions: Callable[[Seat], Sequence[Action]],
+    shapes: ActionShapes,
+    parse_card: Callable[[str], Card],
+    *,
+    finished: bool,
+    seats: int,
+) -> tuple[dict[str, Any], bool]:
+    """Parse the body a game's `apply` got and tell whether it is one of `legal_actions(seat)`: (parsed, listed).
+
+    `legal_actions` alone decides what is legal (issue 16): a listed body is well formed by construction, so only
+    its card codes are parsed, and that membership test is all the checking an action of the rules' list costs.
+    An unlisted body is checked by `check_action`; the game then says why it is refused (its `_why_illegal`),
+    or accepts it if it is a `resign` from a seat not to act.
+
+    Raises:
+        GameFinished, IllegalAction: for an unlisted body, as `check_action` raises them.
+    """
+    listed = legal_actions(seat) if type(seat) is int else []
+    if action in listed:
+        assert isinstance(action, Mapping)
+        fields = shapes[action["type"]]
+        return {name: _parse_listed(value, fields.get(name), parse_card) for name, value in action.items()}, True
+    return check_action(action, shapes, parse_card, finished=finished, seat=seat, seats=seats), False
+
+
+def _parse_listed(value: Any, kind: Field | None, parse_card: Callable[[str], Card]) -> Any:
+    if isinstance(kind, CardField):
+        return parse_card(value)
+    return dict(value) if isinstance(kind, ObjectField) else value  # a copy: events keep it
 
 
 def _check_object(

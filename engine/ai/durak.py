@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import JSON, Action, Seat
-
-if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
-    from engine.ai import SeatView
 
 _RANKS = {"6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 _HIGH = 11
@@ -195,3 +193,9 @@ def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action]
     if actions[-1]["type"] == "done" and len(cards) == len(actions) - 1 and card_cost(best["card"], trump) > 100:
         return seat, actions[-1]
     return seat, best
+
+
+SEARCH: SearchHooks[DurakState] = SearchHooks(
+    game=durak, sample_state=sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT
+)
+"""Durak's hooks for the search levels (engine.ai.search)."""

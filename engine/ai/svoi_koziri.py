@@ -5,16 +5,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import SvoiKoziriState, parse_card
 from engine.protocol import JSON, Action, Seat
-
-if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
-    from engine.ai import SeatView
 
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
 _RANKS = {"6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
@@ -180,3 +178,14 @@ def estimate(state: SvoiKoziriState) -> list[float]:
     lead = len(state.hands[1]) - len(state.hands[0])
     ahead = 0.5 + 0.5 * math.tanh(lead / 6)
     return [ahead, 1 - ahead]
+
+
+SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
+    game=sk,
+    sample_state=sample_state,
+    prepare_sampler=prepare_sampler,
+    rollout_action=rollout_action,
+    rollout_limit=ROLLOUT_LIMIT,
+    estimate=estimate,
+)
+"""Svoi Koziri's hooks for the search levels (engine.ai.search)."""

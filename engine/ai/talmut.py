@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.games import talmut as talmut_game
 from engine.protocol import JSON, Action
-
-if TYPE_CHECKING:
-    from engine.ai import SeatView
 
 OPTIONAL_CHANCE = 0.05
 """How often `random` uses a `match` or `withdraw` when nothing else is listed for it (talmut.md §8.13)."""
@@ -394,3 +393,15 @@ def root_actions(view: SeatView) -> list[Action]:
     table = _Table(view)
     sure = _sure_matches(table)
     return [a for a in table.legal if a["type"] != "resign" and (a["type"] != "match" or a in sure)]
+
+
+SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
+    game=talmut_game,
+    sample_state=sample_state,
+    root_actions=root_actions,
+    rollout_action=rollout_action,
+    evaluate=evaluate,
+    rollout_limit=ROLLOUT_LIMIT,
+    before_search=search_first,
+)
+"""Talmut's hooks for the search levels (engine.ai.search)."""

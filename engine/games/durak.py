@@ -22,13 +22,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, check_action
+from engine.actions import ActionShapes, CardField, check_listed
 from engine.beating import beats
 from engine.cards import FRENCH_36, Card, Suit, parse_french_36, suit_then_rank
 from engine.errors import IllegalAction, NotYourTurn
-from engine.hands import hidden_hands, lay_card, require_in_hand
+from engine.hands import hidden_hands, lay_card, missing_from_hand
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat
 
 ID = "durak"
@@ -42,6 +42,8 @@ ACTIONS: ActionShapes = {
     "resign": {},
 }
 """The action bodies of durak.md §4."""
+CAPABILITIES: Capabilities[DurakState] = Capabilities()
+"""None of the optional parts of a game's rules (`engine.protocol.Capabilities`)."""
 
 HAND_SIZE = 6
 """Cards a hand is refilled to, and the most attack cards a bout can hold (durak.md §3.5, §3.8)."""
@@ -372,48 +374,59 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
             what the actor can see, e.g. "6H does not beat 9H", "no 8 on the table".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    parsed = check_action(action, ACTIONS, parse_card, finished=state.reason is not None, seat=seat, seats=2)
-    kind, card, against = parsed["type"], parsed.get("card"), parsed.get("against")
+    parsed, listed = check_listed(
+        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
+        seats=2,
+    )
+    kind = parsed["type"]
+    if not listed and kind != "resign":  # a resign is accepted from either seat at any time (§3.12)
+        if seat not in to_act(state):
+            raise NotYourTurn("it is your opponent's turn")
+        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "resign":
         return _resign(state, seat)
-    if seat not in to_act(state):
-        raise NotYourTurn("it is your opponent's turn")
-    role = "attacker" if seat == state.attacker else "defender"
     if kind == "attack":
-        if role != "attacker":
-            raise IllegalAction("you are defending: defend or take")
-        assert card is not None
-        require_in_hand(state.hands[seat], card)
-        if state.table:
-            if len(state.table) >= state.bout_limit:
-                raise IllegalAction(f"the bout already holds {state.bout_limit} attack cards, its limit")
-            if card.rank not in _ranks_on_table(state):
-                raise IllegalAction(f"no {card.rank_code} on the table")
-        return _attack(state, seat, card)
+        return _attack(state, seat, parsed["card"])
     if kind == "defend":
-        if role != "defender":
-            raise IllegalAction("only the defender defends")
-        assert card is not None and against is not None
-        require_in_hand(state.hands[seat], card)
         open_row = _undefended(state)
-        assert open_row is not None  # D is to act only while a card is undefended
-        if against != open_row.attack:
-            if any(row.attack == against for row in state.table):
-                raise IllegalAction(f"{against} is already beaten")
-            raise IllegalAction(f"{against} is not an attack card on the table")
-        if not beats(card, against, state.trump):
-            raise IllegalAction(f"{card} does not beat {against}")
-        return _defend(state, seat, card, open_row)
+        assert open_row is not None  # D defends only while a card is undefended
+        return _defend(state, seat, parsed["card"], open_row)
     if kind == "take":
-        if role != "defender":
-            raise IllegalAction("only the defender takes")
         return replace(state, defender_took=True), [Event("took", {"seat": seat})]
-    # kind == "done"
-    if role != "attacker":
-        raise IllegalAction("only the attacker ends a bout")
-    if not state.table:
-        raise IllegalAction("the table is empty: a bout opens with an attack")
-    return _end_bout(state)
+    return _end_bout(state)  # `done`
+
+
+def _why_illegal(state: DurakState, seat: Seat, parsed: dict[str, Any]) -> str:
+    """Why a well-formed action of the seat to act is not in its `legal_actions`, naming only what it can see.
+
+    Only for the message: `legal_actions` alone decides (durak.md §4.2, §4.3).
+    """
+    kind, card, against = parsed["type"], parsed.get("card"), parsed.get("against")
+    attacking = seat == state.attacker
+    if kind == "attack":
+        assert card is not None
+        if not attacking:
+            return "you are defending: defend or take"
+        if (missing := missing_from_hand(state.hands[seat], card)) is not None:
+            return missing
+        if len(state.table) >= state.bout_limit:
+            return f"the bout already holds {state.bout_limit} attack cards, its limit"
+        return f"no {card.rank_code} on the table"
+    if kind in ("defend", "take") and attacking:
+        return f"only the defender {'defends' if kind == 'defend' else 'takes'}"
+    if kind == "defend":
+        assert card is not None
+        if (missing := missing_from_hand(state.hands[seat], card)) is not None:
+            return missing
+        open_row = _undefended(state)
+        if open_row is None or against != open_row.attack:
+            if any(row.attack == against for row in state.table):
+                return f"{against} is already beaten"
+            return f"{against} is not an attack card on the table"
+        return f"{card} does not beat {against}"
+    if kind == "done" and attacking:
+        return "the table is empty: a bout opens with an attack"
+    return "only the attacker ends a bout"
 
 
 def _attack(state: DurakState, seat: Seat, card: Card) -> tuple[DurakState, list[Event]]:

@@ -22,15 +22,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, ChoiceField, check_shape
+from engine.actions import ActionShapes, CardField, ChoiceField, check_listed
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, Suit, codes, parse_french_36, suit_then_rank
-from engine.errors import GameFinished, IllegalAction, NotYourTurn
-from engine.hands import Hands, add_cards, hidden_hands, lay_card, require_in_hand
+from engine.errors import IllegalAction, NotYourTurn
+from engine.hands import Hands, add_cards, hidden_hands, lay_card, missing_from_hand
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat
 
 ID = "svoi_koziri"
@@ -46,6 +47,8 @@ ACTIONS: ActionShapes = {
     "resign": {},
 }
 """The action bodies of svoi_koziri.md §4."""
+CAPABILITIES: Capabilities[SvoiKoziriState] = Capabilities()
+"""None of the optional parts of a game's rules (`engine.protocol.Capabilities`)."""
 
 TAKE = 3
 """Cards taken from the top of the pile when it is not of the taker's own trump suit (svoi_koziri.md §3.6)."""
@@ -283,30 +286,38 @@ def apply(state: SvoiKoziriState, seat: Seat, action: Action) -> tuple[SvoiKozir
             the actor's own cards and public ones, e.g. "8C does not beat 10C".
         NotYourTurn: `seat` is not to act and the action is not `resign`.
     """
-    if state.reason is not None:
-        raise GameFinished("the game is over")
-    # The HTTP layer rejects malformed bodies first; the engine must still never crash on them.
-    parsed = check_shape(action, ACTIONS, parse_card)
+    parsed, listed = check_listed(
+        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
+        seats=2,
+    )
     kind = parsed["type"]
-    if seat not in (0, 1):
-        raise IllegalAction(f"there is no seat {seat!r}")
+    if not listed and kind != "resign":  # a resign is accepted from either seat at any time (§3.10)
+        if seat not in to_act(state):
+            raise NotYourTurn("it is your opponent's turn")
+        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "resign":
         return _finish(state, "resign", winner=other_seat(seat), events=[Event("resigned", {"seat": seat})])
-    if seat != state.turn:
-        raise NotYourTurn("it is your opponent's turn")
-    if kind not in _STEP_ACTIONS[state.step or ""]:
-        raise IllegalAction(f"the step is {state.step}: {_step_hint(state)}")
     if kind == "choose_trump":
         return _choose_trump(state, seat, _SUITS[parsed["suit"]])
     if kind == "take":
-        if _beating_cards(state, seat):
-            raise IllegalAction(f"you can beat {state.pile[-1]}: a player who can beat must beat")
         return _take(state, seat)
+    return _lay(state, seat, kind, parsed["card"])
+
+
+def _why_illegal(state: SvoiKoziriState, seat: Seat, parsed: dict[str, Any]) -> str:
+    """Why a well-formed action of the seat to act is not in its `legal_actions`, naming only cards it may see.
+
+    Only for the message: `legal_actions` alone decides (svoi_koziri.md §4.2, §4.3).
+    """
+    kind = parsed["type"]
+    if kind not in _STEP_ACTIONS[state.step or ""]:
+        return f"the step is {state.step}: {_step_hint(state)}"
+    if kind == "choose_trump":
+        return f"{parsed['suit']} is your opponent's trump suit: choose another"
+    if kind == "take":
+        return f"you can beat {state.pile[-1]}: a player who can beat must beat"
     card: Card = parsed["card"]
-    require_in_hand(state.hands[seat], card)
-    if kind == "beat" and not beats(card, state.pile[-1], _own_trump(state, seat)):
-        raise IllegalAction(f"{card} does not beat {state.pile[-1]}")
-    return _lay(state, seat, kind, card)
+    return missing_from_hand(state.hands[seat], card) or f"{card} does not beat {state.pile[-1]}"
 
 
 def _step_hint(state: SvoiKoziriState) -> str:
@@ -318,8 +329,6 @@ def _step_hint(state: SvoiKoziriState) -> str:
 
 
 def _choose_trump(state: SvoiKoziriState, seat: Seat, suit: Suit) -> tuple[SvoiKoziriState, list[Event]]:
-    if suit == state.trumps[other_seat(seat)]:
-        raise IllegalAction(f"{suit.letter} is your opponent's trump suit: choose another")
     trumps = tuple(suit if owner == seat else chosen for owner, chosen in enumerate(state.trumps))
     events = [Event("trump_chosen", {"seat": seat, "suit": suit.letter})]
     if seat == 0:

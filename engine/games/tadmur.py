@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, ChoiceField, check_action
+from engine.actions import ActionShapes, CardField, ChoiceField, check_listed
 from engine.cards import Card, code_map, french_deck
 from engine.errors import IllegalAction, NotYourTurn
-from engine.hands import hidden_hands, lay_card
+from engine.hands import hidden_hands, lay_card, missing_from_hand
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat
 
 ID = "tadmur"
@@ -47,6 +48,8 @@ ACTIONS: ActionShapes = {
     "resign": {},
 }
 """The action bodies of tadmur.md §4."""
+CAPABILITIES: Capabilities[TadmurState] = Capabilities()
+"""None of the optional parts of a game's rules (`engine.protocol.Capabilities`)."""
 
 INITIAL_SPACES = 7
 """Spaces in each row at the start (tadmur.md §2.3, §3.2)."""
@@ -197,24 +200,19 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> T
 # Queries
 
 
-def can_place(row: Row, card: Card) -> bool:
-    """Whether `card` may go into the next space of `row` (tadmur.md §3.4).
+def placeable(row: Row, cards: Iterable[Card]) -> list[Card]:
+    """The cards of `cards` that may go into the next space of `row`, in their order (tadmur.md §3.4).
 
-    It must be adjacent to the chain end and, when it fills the last empty space, to the row's target too (§3.5).
+    A card must be adjacent to the chain end and, when it fills the last empty space, to the row's target too
+    (§3.5).
     """
-    if not adjacent(card, row.chain_end):
-        return False
-    return row.empty != 1 or adjacent(card, row.target)
+    end, last = row.chain_end, row.empty == 1
+    return [card for card in cards if adjacent(card, end) and (not last or adjacent(card, row.target))]
 
 
 def guessing_locked(state: TadmurState) -> bool:
     """No seat may guess while either row has exactly one empty space (tadmur.md §3.8, §7.4)."""
     return any(row.empty == 1 for row in state.rows)
-
-
-def _placeable(state: TadmurState, seat: Seat) -> list[Card]:
-    row = state.rows[seat]
-    return [card for card in state.hands[seat] if can_place(row, card)]
 
 
 def _guessable(state: TadmurState, seat: Seat) -> list[str]:
@@ -239,10 +237,10 @@ def legal_actions(state: TadmurState, seat: Seat) -> list[Action]:
     """
     if seat not in to_act(state):
         return []
-    placeable = _placeable(state, seat)
-    actions: list[Action] = [{"type": "place", "card": card.code} for card in placeable]
+    places = placeable(state.rows[seat], state.hands[seat])
+    actions: list[Action] = [{"type": "place", "card": card.code} for card in places]
     actions.extend({"type": "guess", "rank": rank} for rank in _guessable(state, seat))
-    if not placeable:
+    if not places:
         actions.append({"type": "pass"})
     actions.append({"type": "resign"})
     return actions
@@ -330,13 +328,18 @@ def apply(state: TadmurState, seat: Seat, action: Action) -> tuple[TadmurState, 
             never names the target, e.g. "QD is not adjacent to the chain end 5H".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    parsed = check_action(action, ACTIONS, parse_card, finished=state.reason is not None, seat=seat, seats=2)
+    parsed, listed = check_listed(
+        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
+        seats=2,
+    )
     kind = parsed["type"]
+    if not listed and kind != "resign":  # a resign is accepted from either seat at any time (§3.14)
+        if seat not in to_act(state):
+            raise NotYourTurn("it is your opponent's turn")
+        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "resign":
         new = replace(state, reason="resign", winner=other_seat(seat))
         return new, [Event("resigned", {"seat": seat}), _game_ended(new)]
-    if seat not in to_act(state):
-        raise NotYourTurn("it is your opponent's turn")
     if kind == "place":
         return _place(state, seat, parsed["card"])
     if kind == "guess":
@@ -344,20 +347,33 @@ def apply(state: TadmurState, seat: Seat, action: Action) -> tuple[TadmurState, 
     return _pass(state, seat)
 
 
+def _why_illegal(state: TadmurState, seat: Seat, parsed: dict[str, Any]) -> str:
+    """Why a well-formed action of the seat to act is not in its `legal_actions`; never naming a target.
+
+    Only for the message: `legal_actions` alone decides (tadmur.md §4.2, §4.3).
+    """
+    row = state.rows[seat]
+    if parsed["type"] == "place":
+        card: Card = parsed["card"]
+        if (missing := missing_from_hand(state.hands[seat], card)) is not None:
+            return missing
+        if not adjacent(card, row.chain_end):
+            return f"{card} is not adjacent to the chain end {row.chain_end}"
+        # Only the owner gets this message and knows the target; it still names the rule, not the card.
+        return f"{card} fills your last space, so it must also be adjacent to your target"
+    if parsed["type"] == "guess":
+        if state.guessed_this_turn:
+            return "you have already guessed in this turn"
+        if guessing_locked(state):
+            return "no guessing while a row has exactly one empty space"
+        return f"you already guessed {parsed['rank']}"
+    return "you have a card you can place: a pass is only for a player who cannot"
+
+
 def _place(state: TadmurState, seat: Seat, card: Card) -> tuple[TadmurState, list[Event]]:
     row = state.rows[seat]
-    hands = lay_card(state.hands, seat, card)  # raises when the card is not in the hand
-    if not adjacent(card, row.chain_end):
-        raise IllegalAction(f"{card} is not adjacent to the chain end {row.chain_end}")
-    if not can_place(row, card):
-        # Only the owner gets this message and knows the target; it still names the rule, not the card.
-        raise IllegalAction(f"{card} fills your last space, so it must also be adjacent to your target")
     new_row = replace(row, chain=(*row.chain, card))
-    new = replace(
-        state,
-        rows=_with_row(state.rows, seat, new_row),
-        hands=hands,
-    )
+    new = replace(state, rows=_with_row(state.rows, seat, new_row), hands=lay_card(state.hands, seat, card))
     events = [Event("placed", {"seat": seat, "card": card.code, "empty": new_row.empty})]
     if new_row.empty == 0:  # tadmur.md §3.5
         new = replace(new, reason="chain_complete", winner=seat)
@@ -367,12 +383,6 @@ def _place(state: TadmurState, seat: Seat, card: Card) -> tuple[TadmurState, lis
 
 def _guess(state: TadmurState, seat: Seat, rank: str) -> tuple[TadmurState, list[Event]]:
     row = state.rows[seat]
-    if state.guessed_this_turn:
-        raise IllegalAction("you have already guessed in this turn")
-    if guessing_locked(state):
-        raise IllegalAction("no guessing while a row has exactly one empty space")
-    if rank in row.wrong_guesses:
-        raise IllegalAction(f"you already guessed {rank}")
     if state.rows[other_seat(seat)].target.rank_code == rank:  # tadmur.md §3.6: suit ignored (§7.2)
         new = replace(state, reason="correct_guess", winner=seat)
         event = Event("guessed", {"seat": seat, "rank": rank, "correct": True, "spaces": row.spaces})
@@ -384,8 +394,6 @@ def _guess(state: TadmurState, seat: Seat, rank: str) -> tuple[TadmurState, list
 
 
 def _pass(state: TadmurState, seat: Seat) -> tuple[TadmurState, list[Event]]:
-    if _placeable(state, seat):
-        raise IllegalAction("you have a card you can place: a pass is only for a player who cannot")
     events = [Event("passed", {"seat": seat})]
     if state.guessed_this_turn:  # a turn with a wrong guess is not idle (§3.11, §7.10)
         return _next_turn(state, idle_turns=0), events

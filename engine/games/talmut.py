@@ -31,10 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from engine import serialize
-from engine.actions import ActionShapes, ChoiceField, IntegerField, ObjectField, check_shape
+from engine.actions import ActionShapes, ChoiceField, IntegerField, ObjectField, check_listed
 from engine.cards import Card, code_map, shuffled, spanish_deck
-from engine.errors import GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.errors import IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import next_seat, seats_from
 
 ID = "talmut"
@@ -617,6 +617,16 @@ def seats_handed_to_ai(state: TalmutState) -> dict[Seat, str]:
     return {seat: "easy" for seat in state.resigned}
 
 
+CAPABILITIES: Capabilities[TalmutState] = Capabilities(
+    optional_actions=OPTIONAL_ACTIONS,
+    with_ai_seats=with_ai_seats,
+    seats_handed_to_ai=seats_handed_to_ai,
+    ai_delay_ms=ai_delay_ms,
+)
+"""Talmut's optional parts: matches and withdrawals nobody waits for, AI seats from the start and by resignation,
+the pause before an AI closes a matching window (`engine.protocol.Capabilities`)."""
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Playing
 
@@ -636,20 +646,20 @@ def apply(state: TalmutState, seat: Seat, action: Action) -> tuple[TalmutState, 
             now; the message names only what the actor may see, e.g. "position 1 is empty".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    if state.reason is not None:
-        raise GameFinished("the game is over")
-    parsed = check_shape(action, ACTIONS, parse_card)
-    if seat not in range(state.seats):
-        raise IllegalAction(f"there is no seat {seat!r}")
+    parsed, listed = check_listed(
+        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
+        seats=state.seats,
+    )
     kind = parsed["type"]
-    if kind == "resign":
-        if not _may_resign(state, seat):
+    if not listed:
+        if kind == "resign" and not _may_resign(state, seat):
             raise IllegalAction("this seat cannot resign: it resigned already or is an AI seat")
+        if kind != "resign":  # a seat that may resign does so at any time (§3.17)
+            if seat not in to_act(state):
+                raise NotYourTurn("you may not act now")
+            raise IllegalAction(_why_illegal(state, seat, parsed))
+    if kind == "resign":
         return _resign(state, seat)
-    if seat not in to_act(state):
-        raise NotYourTurn("you may not act now")
-    if parsed not in legal_actions(state, seat):
-        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "draw":
         return _draw(state, seat, parsed["source"])
     if kind == "call":

@@ -23,7 +23,7 @@ from rq import Queue
 from engine import GAMES
 from engine.ai import LEVELS
 from engine.cards import parse_deck, shuffled
-from engine.protocol import Event
+from engine.protocol import Event, capabilities
 from service.extensions import Blueprint
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
@@ -171,9 +171,8 @@ class Games(MethodView):
         seed = body.get("seed", secrets.randbits(63))
         deck = parse_deck(body["deck"], full_deck) if "deck" in body else shuffled(full_deck, seed)
         state = game.new_game(len(seats), options, deck, seed)
-        tell_ai_seats = getattr(game, "with_ai_seats", None)  # optional hook (engine/protocol.py)
-        if tell_ai_seats is not None:
-            state = tell_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
+        ai_seats = [number for number, seat in enumerate(seats) if seat.kind == "ai"]
+        state = capabilities(game).with_ai_seats(state, ai_seats)
 
         token = None
         humans = [number for number, seat in enumerate(seats) if seat.kind == "human"]

@@ -19,14 +19,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import DETERMINIZERS, LEVELS, SeatView, history_entry, search, seat_view
+from engine.ai import DETERMINIZERS, LEVELS, SEARCH_HOOKS, SeatView, history_entry, search, seat_view
 from engine.ai.search import Budget, SearchStats, ismcts
 from engine.cards import shuffled
 from engine.games import GAMES, durak, svoi_koziri, tadmur, talmut
+from engine.protocol import capabilities
 from tests.decks import cards
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 5)]
 SMALL = Budget(iterations=12, seconds=60)
+
+
+def decide(view: SeatView, rng: random.Random, budget: Budget, stats: SearchStats | None = None) -> Any:
+    """The search's move for `view`, with the hooks of its game."""
+    return ismcts(SEARCH_HOOKS[view["game"]], view, rng, budget, stats)
 
 
 def playout(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, list[list[Any]]]:
@@ -51,7 +57,7 @@ def playout(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, list[
 
 def acting_seat(game: Any, state: Any, rng: random.Random) -> int:
     """The seat that must act (Talmut's turn seat), sometimes a seat listed only to match."""
-    optional = getattr(game, "OPTIONAL_ACTIONS", frozenset())
+    optional = capabilities(game).optional_actions
     seats = sorted(game.to_act(state))
     must = [s for s in seats if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
     return rng.choice(seats) if rng.random() < 0.2 else must[0]
@@ -70,9 +76,9 @@ def views_for(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, Sea
 @pytest.mark.parametrize("seed", range(4))
 def test_search_returns_a_legal_action_from_random_positions(game_id: str, seats: int, seed: int) -> None:
     _, view = views_for(game_id, seats, seed, steps=random.Random(seed).randrange(60))
-    action = ismcts(view, random.Random(seed), SMALL)
+    action = decide(view, random.Random(seed), SMALL)
     playable = [a for a in view["legal_actions"] if a["type"] != "resign"]
-    optional = getattr(GAMES[game_id], "OPTIONAL_ACTIONS", frozenset())
+    optional = capabilities(GAMES[game_id]).optional_actions
     only_optional = all(a["type"] in optional for a in playable)  # e.g. Talmut's unsure matches: None lets play go on
     assert action in playable or (action is None and only_optional)
 
@@ -84,8 +90,8 @@ def test_search_respects_its_iteration_budget_and_is_deterministic_for_a_seed(ga
         if len([a for a in view["legal_actions"] if a["type"] != "resign"]) > 1:
             break
     first, second = SearchStats(), SearchStats()
-    chosen = ismcts(view, random.Random(7), Budget(15, 60), first)
-    again = ismcts(view, random.Random(7), Budget(15, 60), second)
+    chosen = decide(view, random.Random(7), Budget(15, 60), first)
+    again = decide(view, random.Random(7), Budget(15, 60), second)
     assert first.iterations == second.iterations == 15
     assert chosen == again and first.visits == second.visits
     assert sum(first.visits.values()) >= 15 - 1  # every iteration but a terminal root expansion visits a root edge
@@ -101,10 +107,10 @@ def test_a_search_stops_once_its_move_is_decided_and_plays_the_same_move(monkeyp
         for seed in range(3):
             _, view = views_for(game_id, seats, seed, steps=8 + 5 * seed)
             early, whole = SearchStats(), SearchStats()
-            chosen = ismcts(view, random.Random(seed), budget, early)
+            chosen = decide(view, random.Random(seed), budget, early)
             with monkeypatch.context() as patch:
                 patch.setattr(search, "CHECK_EVERY", 10**9)
-                assert ismcts(view, random.Random(seed), budget, whole) == chosen
+                assert decide(view, random.Random(seed), budget, whole) == chosen
             if 0 < early.iterations < budget.iterations:
                 first, second = sorted(early.visits.values(), reverse=True)[:2]
                 assert first - second > budget.iterations - early.iterations
@@ -116,7 +122,7 @@ def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
     _, view = views_for("durak", 2, 3, steps=5)
     stats = SearchStats()
     started = time.perf_counter()
-    action = ismcts(view, random.Random(0), Budget(iterations=10**9, seconds=0.05), stats)
+    action = decide(view, random.Random(0), Budget(iterations=10**9, seconds=0.05), stats)
     assert time.perf_counter() - started < 1.0
     assert 1 <= stats.iterations < 10**9
     assert action in view["legal_actions"]
@@ -140,7 +146,7 @@ def decide_in_both(game_id: str, first: Any, second: Any, seat: int, level_budge
     one, two = seat_view(game_id, first, seat), seat_view(game_id, second, seat)
     assert one == two, "the two games must look the same to the seat"
     for seed in range(3):
-        assert ismcts(one, random.Random(seed), level_budget) == ismcts(two, random.Random(seed), level_budget)
+        assert decide(one, random.Random(seed), level_budget) == decide(two, random.Random(seed), level_budget)
 
 
 def test_durak_same_view_different_hidden_cards() -> None:
@@ -241,5 +247,11 @@ def test_the_search_makes_the_recorded_choices() -> None:
     assert len(recorded) == 24
     for entry in recorded:
         stats = SearchStats()
-        action = ismcts(entry["view"], random.Random(entry["seed"]), Budget(40, 600), stats)
+        action = decide(entry["view"], random.Random(entry["seed"]), Budget(40, 600), stats)
         assert (action, stats.iterations, stats.visits) == (entry["action"], entry["iterations"], entry["visits"])
+
+
+def test_a_search_refuses_another_games_hooks() -> None:
+    _, view = views_for("durak", 2, 0, steps=3)
+    with pytest.raises(ValueError, match="tadmur search hooks for a durak view"):
+        ismcts(SEARCH_HOOKS["tadmur"], view, random.Random(0), SMALL)

@@ -9,6 +9,7 @@ from typing import Any
 from engine.ai import SeatView, choose_action, history_entry
 from engine.ai.search import Budget, ismcts
 from engine.ai.tadmur import (
+    SEARCH,
     candidates,
     opponent_guess_rate,
     opponent_turns,
@@ -238,4 +239,4 @@ def test_an_opponent_pass_can_name_its_target_and_the_search_guesses_it() -> Non
     assert list(target_weights(view, history)) == ["6D"]
     assert {"type": "guess", "rank": "6"} in root_actions(view)
     for seed in range(3):
-        assert ismcts(view, random.Random(seed), Budget(60, 60)) == {"type": "guess", "rank": "6"}
+        assert ismcts(SEARCH, view, random.Random(seed), Budget(60, 60)) == {"type": "guess", "rank": "6"}
