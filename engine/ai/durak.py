@@ -196,6 +196,6 @@ def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action]
 
 
 SEARCH: SearchHooks[DurakState] = SearchHooks(
-    game=durak, sample_state=sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT
+    durak, sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT
 )
 """Durak's hooks for the search levels (engine.ai.search)."""

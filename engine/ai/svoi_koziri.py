@@ -181,11 +181,7 @@ def estimate(state: SvoiKoziriState) -> list[float]:
 
 
 SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
-    game=sk,
-    sample_state=sample_state,
-    prepare_sampler=prepare_sampler,
-    rollout_action=rollout_action,
-    rollout_limit=ROLLOUT_LIMIT,
+    sk, sample_state, prepare_sampler=prepare_sampler, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT,
     estimate=estimate,
 )
 """Svoi Koziri's hooks for the search levels (engine.ai.search)."""

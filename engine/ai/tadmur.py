@@ -371,10 +371,7 @@ def prepare_rollout(view: SeatView, history: Sequence[JSON]) -> Callable[[Tadmur
 
 
 SEARCH: SearchHooks[TadmurState] = SearchHooks(
-    game=tadmur_game,
-    sample_state=sample_state,
-    prepare_sampler=prepare_sampler,
-    root_actions=root_actions,
+    tadmur_game, sample_state, prepare_sampler=prepare_sampler, root_actions=root_actions,
     prepare_rollout=prepare_rollout,
 )
 """Tadmur's hooks for the search levels (engine.ai.search)."""

@@ -396,12 +396,7 @@ def root_actions(view: SeatView) -> list[Action]:
 
 
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
-    game=talmut_game,
-    sample_state=sample_state,
-    root_actions=root_actions,
-    rollout_action=rollout_action,
-    evaluate=evaluate,
-    rollout_limit=ROLLOUT_LIMIT,
-    before_search=search_first,
+    talmut_game, sample_state, root_actions=root_actions, rollout_action=rollout_action, evaluate=evaluate,
+    rollout_limit=ROLLOUT_LIMIT, before_search=search_first,
 )
 """Talmut's hooks for the search levels (engine.ai.search)."""

@@ -22,10 +22,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, check_listed
+from engine.actions import ActionCheck, ActionShapes, CardField
 from engine.beating import beats
 from engine.cards import FRENCH_36, Card, Suit, parse_french_36, suit_then_rank
-from engine.errors import IllegalAction, NotYourTurn
 from engine.hands import hidden_hands, lay_card, missing_from_hand
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
 from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
@@ -374,15 +373,8 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
             what the actor can see, e.g. "6H does not beat 9H", "no 8 on the table".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    parsed, listed = check_listed(
-        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
-        seats=2,
-    )
+    parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
-    if not listed and kind != "resign":  # a resign is accepted from either seat at any time (§3.12)
-        if seat not in to_act(state):
-            raise NotYourTurn("it is your opponent's turn")
-        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "resign":
         return _resign(state, seat)
     if kind == "attack":
@@ -427,6 +419,10 @@ def _why_illegal(state: DurakState, seat: Seat, parsed: dict[str, Any]) -> str:
     if kind == "done" and attacking:
         return "the table is empty: a bout opens with an attack"
     return "only the attacker ends a bout"
+
+
+_check: ActionCheck[DurakState] = ActionCheck(ACTIONS, parse_card, legal_actions, to_act, _why_illegal)
+"""`apply`'s check of a body: listed, or a resign from either seat at any time (§3.12)."""
 
 
 def _attack(state: DurakState, seat: Seat, card: Card) -> tuple[DurakState, list[Event]]:

@@ -25,10 +25,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, ChoiceField, check_listed
+from engine.actions import ActionCheck, ActionShapes, CardField, ChoiceField
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, Suit, codes, parse_french_36, suit_then_rank
-from engine.errors import IllegalAction, NotYourTurn
 from engine.hands import Hands, add_cards, hidden_hands, lay_card, missing_from_hand
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
 from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
@@ -286,15 +285,8 @@ def apply(state: SvoiKoziriState, seat: Seat, action: Action) -> tuple[SvoiKozir
             the actor's own cards and public ones, e.g. "8C does not beat 10C".
         NotYourTurn: `seat` is not to act and the action is not `resign`.
     """
-    parsed, listed = check_listed(
-        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
-        seats=2,
-    )
+    parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
-    if not listed and kind != "resign":  # a resign is accepted from either seat at any time (§3.10)
-        if seat not in to_act(state):
-            raise NotYourTurn("it is your opponent's turn")
-        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "resign":
         return _finish(state, "resign", winner=other_seat(seat), events=[Event("resigned", {"seat": seat})])
     if kind == "choose_trump":
@@ -318,6 +310,10 @@ def _why_illegal(state: SvoiKoziriState, seat: Seat, parsed: dict[str, Any]) -> 
         return f"you can beat {state.pile[-1]}: a player who can beat must beat"
     card: Card = parsed["card"]
     return missing_from_hand(state.hands[seat], card) or f"{card} does not beat {state.pile[-1]}"
+
+
+_check: ActionCheck[SvoiKoziriState] = ActionCheck(ACTIONS, parse_card, legal_actions, to_act, _why_illegal)
+"""`apply`'s check of a body: listed, or a resign from either seat at any time (§3.10)."""
 
 
 def _step_hint(state: SvoiKoziriState) -> str:

@@ -23,9 +23,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, ChoiceField, check_listed
+from engine.actions import ActionCheck, ActionShapes, CardField, ChoiceField
 from engine.cards import Card, code_map, french_deck
-from engine.errors import IllegalAction, NotYourTurn
 from engine.hands import hidden_hands, lay_card, missing_from_hand
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
 from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
@@ -56,6 +55,11 @@ INITIAL_SPACES = 7
 
 DEALER: Seat = 1
 """Seat 1 deals, seat 0 moves first (tadmur.md §2.1, §7.12)."""
+
+Options = NoOptions
+"""Tadmur has no options; the number of spaces is always 7 at the start (tadmur.md §2.3)."""
+describe_options = describe_no_options
+parse_options = no_options_parser(ID)
 
 _CYCLE = 13
 
@@ -152,16 +156,6 @@ def adjacent(card: Card, other: Card) -> bool:
     return (card.rank - other.rank) % _CYCLE in (1, _CYCLE - 1)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Game description
-
-
-Options = NoOptions
-"""Tadmur has no options; the number of spaces is always 7 at the start (tadmur.md §2.3)."""
-describe_options = describe_no_options
-parse_options = no_options_parser(ID)
-
-
 def full_deck(options: Options) -> tuple[Card, ...]:
     """The 52 cards in canonical order `2S … AS, 2H … AH, 2D … AD, 2C … AC` (tadmur.md §2.2)."""
     return _DECK
@@ -248,9 +242,7 @@ def legal_actions(state: TadmurState, seat: Seat) -> list[Action]:
 
 def result(state: TadmurState) -> Result | None:
     """The outcome by tadmur.md §5.1 and §5.2, or None while the game is active."""
-    if state.reason is None:
-        return None
-    return Result.heads_up(state.winner, state.reason)
+    return None if state.reason is None else Result.heads_up(state.winner, state.reason)
 
 
 def view(state: TadmurState, seat: Seat | None) -> View:
@@ -328,15 +320,8 @@ def apply(state: TadmurState, seat: Seat, action: Action) -> tuple[TadmurState, 
             never names the target, e.g. "QD is not adjacent to the chain end 5H".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    parsed, listed = check_listed(
-        action, seat, lambda seat: legal_actions(state, seat), ACTIONS, parse_card, finished=state.reason is not None,
-        seats=2,
-    )
+    parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
-    if not listed and kind != "resign":  # a resign is accepted from either seat at any time (§3.14)
-        if seat not in to_act(state):
-            raise NotYourTurn("it is your opponent's turn")
-        raise IllegalAction(_why_illegal(state, seat, parsed))
     if kind == "resign":
         new = replace(state, reason="resign", winner=other_seat(seat))
         return new, [Event("resigned", {"seat": seat}), _game_ended(new)]
@@ -368,6 +353,10 @@ def _why_illegal(state: TadmurState, seat: Seat, parsed: dict[str, Any]) -> str:
             return "no guessing while a row has exactly one empty space"
         return f"you already guessed {parsed['rank']}"
     return "you have a card you can place: a pass is only for a player who cannot"
+
+
+_check: ActionCheck[TadmurState] = ActionCheck(ACTIONS, parse_card, legal_actions, to_act, _why_illegal)
+"""`apply`'s check of a body: listed, or a resign from either seat at any time (§3.14)."""
 
 
 def _place(state: TadmurState, seat: Seat, card: Card) -> tuple[TadmurState, list[Event]]:
