@@ -36,5 +36,5 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; port = os.environ.get('CARDROOM_BIND', ':8000').rsplit(':', 1)[1]; urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=4)"]
 # gunicorn reads its settings from the environment (service/gunicorn_conf.py): CARDROOM_BIND, WEB_CONCURRENCY,
-# GUNICORN_THREADS, GUNICORN_ACCESSLOG, PROMETHEUS_MULTIPROC_DIR; the app reads REDIS_URL, KEY_PREFIX, RQ_QUEUE.
+# MAX_WAITERS, GUNICORN_ACCESSLOG, PROMETHEUS_MULTIPROC_DIR; the app reads REDIS_URL, KEY_PREFIX, RQ_QUEUE.
 CMD ["gunicorn", "-c", "python:service.gunicorn_conf", "service.wsgi:app"]

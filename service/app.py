@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from flask import Flask
 
 from service import config, errors, logs, ratelimit
-from service.extensions import CardroomApi, JSONProvider
+from service.cache import RecordCache
+from service.dispatcher import Dispatcher
+from service.extensions import CardroomApi, JSONProvider, Services
 from service.routes import games, health, metrics, rules
 from service.schemas.actions import register_action_components
 from service.store import GameStore
@@ -18,7 +19,8 @@ from service.turns import make_queue
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings from the environment, then `test_config`'s overrides.
 
-    One Redis connection pool per process, shared by the store, pub/sub long-polls and the RQ queue.
+    One Redis connection pool per process, shared by the store, the rate limits and the RQ queue, plus the one
+    pub/sub connection of the process's `Dispatcher` (the clients waiting for a new version).
     """
     app = Flask("cardroom")
     app.json = JSONProvider(app)
@@ -36,10 +38,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"],
         app.config["GAME_IDLE_TTL_SECONDS"], app.config["GAME_RETENTION_SECONDS"],
     )
-    ratelimit.init_app(app, store.client.connection_pool, app.config["KEY_PREFIX"])
-    app.extensions["cardroom"] = games.Services(
+    app.extensions["ratelimit"] = ratelimit.init_app(app, store.client, app.config["KEY_PREFIX"])
+    app.extensions["cardroom"] = Services(
         store=store,
+        records=RecordCache(store),
         queue=make_queue(store, app.config["RQ_QUEUE"]),
-        long_polls=threading.BoundedSemaphore(app.config["LONG_POLL_SLOTS"]),
+        dispatcher=Dispatcher(
+            config.pubsub_client(app.config["REDIS_URL"]), store.channel, app.config["MAX_WAITERS"]
+        ),
     )
     return app

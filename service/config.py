@@ -24,9 +24,11 @@ def from_environment() -> dict[str, Any]:
         "RATE_LIMIT_PER_TOKEN": os.environ.get("RATE_LIMIT_PER_TOKEN", "2000/second"),
         "RATE_LIMIT_ENABLED": os.environ.get("RATE_LIMIT_ENABLED", "1") != "0",
         "LONG_POLL_MAX_SECONDS": 30,
-        # Long-polls one process holds at once; the rest answer at once with `Retry-After`, so waiting clients
-        # never take every gunicorn thread from other requests and the health checks.
-        "LONG_POLL_SLOTS": int(os.environ.get("LONG_POLL_SLOTS", str(max(1, gunicorn_threads() - 2)))),
+        # Clients one process lets wait at once (long-polls and streams, each a greenlet of a few KB); beyond it a
+        # wait is answered 503 with `Retry-After`. A bound for memory only: waiting costs no thread.
+        "MAX_WAITERS": max_waiters(),
+        # A stream sends a comment line this often, so proxies do not close an idle connection.
+        "STREAM_KEEPALIVE_SECONDS": 15.0,
         "API_TITLE": "Cardroom",
         "API_VERSION": "1.0.0",
         "OPENAPI_VERSION": "3.0.3",
@@ -41,33 +43,53 @@ def from_environment() -> dict[str, Any]:
     }
 
 
-def gunicorn_threads() -> int:
-    """Threads per gunicorn worker process (`GUNICORN_THREADS`, default 8).
+def max_waiters() -> int:
+    """Clients one web process lets wait at once (`MAX_WAITERS`, default 10,000; README "Limits and lifetimes").
 
-    gunicorn's `threads` and the default of `LONG_POLL_SLOTS` read this one number.
+    gunicorn's `worker_connections` (service/gunicorn_conf.py) leaves room above it for the other requests.
     """
-    return int(os.environ.get("GUNICORN_THREADS", "8"))
+    return int(os.environ.get("MAX_WAITERS", "10000"))
 
 
-def redis_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily by callers that need it
+def redis_client(url: str, **overrides: object):  # noqa: ANN201 - redis.Redis, imported lazily by its callers
     """A bytes (non-decoding) redis-py client for `url`, shared by the store and RQ (rq#1188).
 
-    Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request.
+    Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request. The pool holds at
+    most `REDIS_MAX_CONNECTIONS` (default 64) connections: a request beyond them waits for a free one (up to the
+    socket timeout), so the connections of a process never grow with its clients. `overrides` replace these
+    settings (`pubsub_client`).
     """
     import redis
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    return redis.Redis.from_url(
-        url,
-        socket_timeout=float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2")),
-        socket_connect_timeout=float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
-        health_check_interval=30,
+    socket_timeout = float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2"))
+    settings: dict[str, object] = {
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
+        "health_check_interval": 30,
         # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
         # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after
         # a timeout, so a server that stopped answering costs one socket timeout, not several.
-        retry=Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
-    )
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+        "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "64")),
+        "timeout": socket_timeout,  # waiting for a free connection of the pool
+        **overrides,
+    }
+    return redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, **settings))
+
+
+def pubsub_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily like `redis_client`
+    """A client for the one pub/sub connection of a process (service/dispatcher.py).
+
+    No health-check PINGs and no silent retries: only the dispatcher's reader may read from the connection, and
+    a broken connection must reach the dispatcher, which then makes its waiters read the version again (a message
+    published while it was down would otherwise be missed).
+    """
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis_client(url, health_check_interval=0, retry=Retry(NoBackoff(), 0), max_connections=2)
 
 
 def lifetimes() -> dict[str, Any]:

@@ -6,17 +6,16 @@ Every error body is flask-smorest's envelope plus a stable machine-readable `err
 
 from __future__ import annotations
 
-import math
-import time
 from http import HTTPStatus
 from typing import Any
 
 import redis
-from flask import Flask, current_app
-from flask_limiter import RateLimitExceeded
+from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
+from service.dispatcher import TooManyWaiters
 from service.store import GameNotFound, VersionConflict
+from service.turns import InvalidSetup, UnknownGame
 
 STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     IllegalAction: 422,
@@ -59,20 +58,22 @@ def register(app: Flask) -> None:
     def game_not_found(error: GameNotFound):  # type: ignore[no-untyped-def]
         return envelope(404, "game_not_found", f"no game {error}"), 404
 
+    @app.errorhandler(UnknownGame)
+    def unknown_game(error: UnknownGame):  # type: ignore[no-untyped-def]
+        return envelope(404, "unknown_game", str(error)), 404
+
+    @app.errorhandler(InvalidSetup)
+    def invalid_setup(error: InvalidSetup):  # type: ignore[no-untyped-def]
+        return envelope(422, "invalid_request", str(error)), 422
+
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]
         return envelope(409, "version_conflict", "the game changed meanwhile: read it again and retry"), 409
 
-    @app.errorhandler(RateLimitExceeded)
-    def rate_limited(error: RateLimitExceeded):  # type: ignore[no-untyped-def]
-        # Retry-After: the seconds until the breached window resets (service/ratelimit.py)
-        retry_after = 1
-        for limiter in current_app.extensions.get("limiter", ()):
-            for current in limiter.current_limits:
-                if current.breached:
-                    retry_after = max(retry_after, math.ceil(current.reset_at - time.time()))
-        body = envelope(429, "rate_limited", f"too many requests: at most {error.description}; retry later")
-        return body, 429, {"Retry-After": str(retry_after)}
+    @app.errorhandler(TooManyWaiters)
+    def server_busy(error: TooManyWaiters):  # type: ignore[no-untyped-def]
+        body = envelope(503, "server_busy", f"too many clients are waiting: {error}; retry later")
+        return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

@@ -1,17 +1,27 @@
-"""The flask-smorest `Api` subclass that adds `error` to every error body, and its error schema."""
+"""What every route uses: the app's `Services`, the error envelope's `Api` subclass, JSON provider and Blueprint.
+
+The flask-smorest `Api` subclass adds `error` to every error body (and documents its schema); the project's
+`Blueprint` parses bodies with `BodyParser`.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import flask_smorest
 import marshmallow as ma
+from flask import current_app
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api
+from rq import Queue
 from webargs.flaskparser import FlaskParser
 
+from service.cache import RecordCache
+from service.dispatcher import Dispatcher
 from service.errors import DEFAULT_ERROR_CODES, envelope
+from service.store import GameStore
 
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 RATE_LIMITED = "RATE_LIMITED"
@@ -66,7 +76,8 @@ class CardroomApi(Api):
         """flask-smorest's response components, plus `STORE_UNAVAILABLE` (503 with `Retry-After`)."""
         super()._register_responses()
         self.spec.components.response(STORE_UNAVAILABLE, {
-            "description": "store_unavailable: Redis is unreachable and nothing was changed; retry later",
+            "description": "store_unavailable: Redis is unreachable and nothing was changed; or server_busy (a "
+            "long-poll or stream): too many clients wait in this process. Retry after `Retry-After`",
             "headers": {"Retry-After": {
                 "description": "seconds to wait before retrying", "schema": {"type": "integer", "example": 1},
             }},
@@ -87,14 +98,13 @@ class CardroomApi(Api):
     def register_blueprint(self, blp, *, parameters=None, **options):  # type: ignore[no-untyped-def]
         """Register `blp`, then document 503 `store_unavailable` on each of its operations that uses Redis.
 
-        Every path but `/healthz` reads Redis, `/v1/rules*` for its rate limit only (service/errors.py answers 503
-        when it is down). Also 429 `rate_limited` on every rate-limited path and 413 on every body.
-        apispec has no public way to amend an operation, so this edits the dict `spec.to_dict()` returns, which
-        is the spec's own.
+        Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down).
+        Also 429 `rate_limited` on every rate-limited path and 413 on every body. apispec has no public way to
+        amend an operation, so this edits the dict `spec.to_dict()` returns, which is the spec's own.
         """
         super().register_blueprint(blp, parameters=parameters, **options)
         for path, operations in self.spec.to_dict()["paths"].items():
-            if path == "/healthz":
+            if path == "/healthz" or path.startswith("/v1/rules"):
                 continue
             for method, operation in operations.items():
                 if method in {"get", "post", "put", "patch", "delete"}:
@@ -160,3 +170,22 @@ class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint with the `BodyParser`: use it for every route that reads a body."""
 
     ARGUMENTS_PARSER = BodyParser()
+
+
+@dataclass
+class Services:
+    """One process's connections, kept in `app.extensions["cardroom"]` (service/app.py builds them).
+
+    `store` reads and writes games, `records` caches the latest record of each game read by this process,
+    `queue` is the RQ queue of AI turns, `dispatcher` wakes the clients that wait for a game's next version.
+    """
+
+    store: GameStore
+    records: RecordCache
+    queue: Queue
+    dispatcher: Dispatcher
+
+
+def services() -> Services:
+    """The current app's `Services`."""
+    return current_app.extensions["cardroom"]

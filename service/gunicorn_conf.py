@@ -4,23 +4,34 @@
 |---|---|---|
 | `CARDROOM_BIND` | `127.0.0.1:8000` | address (the image sets `0.0.0.0:8000`) |
 | `WEB_CONCURRENCY` | `2` | worker processes |
-| `GUNICORN_THREADS` | `8` | threads per worker (gthread) |
+| `MAX_WAITERS` | `10000` | clients one process lets wait (long-polls and streams); connections are capped above it |
 | `GUNICORN_ACCESSLOG` | `-` | access log file (`-`: stdout) |
 | `PROMETHEUS_MULTIPROC_DIR` | a new temporary directory | where the workers keep their metrics (cleaned at start) |
 """
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
-from service.config import gunicorn_threads
-from service.metrics import prepare_multiprocess_dir, remove_temporary_multiprocess_dir
+# Nothing here imports redis: gunicorn's master must not load what gevent monkey-patches in each worker.
+from service.config import max_waiters
 
 bind = os.environ.get("CARDROOM_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-# Long-polls hold a request up to 30 s: threads keep other requests flowing, and gthread is not killed at
-# `timeout` while a request waits (a sync worker would be, mid-request).
-worker_class = "gthread"
-threads = gunicorn_threads()
+# gevent: every connection is a greenlet, so a client held in a long-poll or a stream costs a few KB, not an OS
+# thread, and idle or slow connections never stop the others being served. The CPU-bound work of a request (the
+# engine applying a move, building a view) runs without yielding, but it is bounded by the size of one game: a few
+# milliseconds; AI searches never run here (RQ workers play them).
+worker_class = "service.gunicorn_worker.GeventWorker"
+# Room for every waiter plus the other requests; beyond it gunicorn stops accepting until a connection ends.
+worker_connections = max_waiters() + 2000
+# A connection that does not complete a request within this many seconds is closed (gevent's timeout around each
+# request read): a client sending byte by byte, or an idle keep-alive connection, holds its greenlet no longer.
+keepalive = 5
 timeout = 60
+# Long-polls and streams are answered at once on shutdown (service/gunicorn_worker.py): what is left is requests
+# in flight, which take milliseconds.
 graceful_timeout = 10
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
@@ -30,9 +41,25 @@ logger_class = "service.logs.JsonGunicornLogger"
 control_socket_disable = True
 
 
+_temporary_dir: str | None = None
+
+
 def on_starting(server: object) -> None:
-    """Before any worker forks: give them one clean prometheus-client multiprocess directory (service/metrics.py)."""
-    prepare_multiprocess_dir()
+    """Before any worker forks: give them one clean prometheus-client multiprocess directory.
+
+    `PROMETHEUS_MULTIPROC_DIR` names an existing directory without stale `*.db` files, so every worker, and every
+    restart, starts from zero. Without the variable a fresh temporary directory is chosen (under /tmp, which the
+    Helm chart mounts as an emptyDir).
+    """
+    global _temporary_dir
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        directory = _temporary_dir = tempfile.mkdtemp(prefix="cardroom-metrics-")
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink()
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
 def child_exit(server: object, worker: object) -> None:
@@ -44,4 +71,5 @@ def child_exit(server: object, worker: object) -> None:
 
 def on_exit(server: object) -> None:
     """Remove the metrics directory if `on_starting` made a temporary one."""
-    remove_temporary_multiprocess_dir()
+    if _temporary_dir is not None:
+        shutil.rmtree(_temporary_dir, ignore_errors=True)

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import redis
@@ -135,35 +133,3 @@ def _histograms(fields: dict[bytes, bytes]) -> dict[tuple[str, str], tuple[list[
             buckets.append((_bound_text(bound), cumulative))
         result[labels] = (buckets, by_bound.get("sum", 0.0))
     return result
-
-
-_temporary_dir: str | None = None
-
-
-def remove_temporary_multiprocess_dir() -> None:
-    """Remove the directory `prepare_multiprocess_dir` created itself, if any (gunicorn's master, at exit)."""
-    import shutil
-
-    if _temporary_dir is not None:
-        shutil.rmtree(_temporary_dir, ignore_errors=True)
-
-
-def prepare_multiprocess_dir() -> str:
-    """Make sure `PROMETHEUS_MULTIPROC_DIR` names an existing directory without stale `*.db` files; return it.
-
-    Called by gunicorn's master before it forks workers (service/gunicorn_conf.py), so every worker, and every
-    restart, starts from zero. Without the variable a fresh temporary directory is chosen (under /tmp, which
-    the Helm chart mounts as an emptyDir).
-    """
-    import tempfile
-
-    global _temporary_dir
-    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-    if not directory:
-        directory = _temporary_dir = tempfile.mkdtemp(prefix="cardroom-metrics-")
-    path = Path(directory)
-    path.mkdir(parents=True, exist_ok=True)
-    for stale in path.glob("*.db"):
-        stale.unlink()
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
-    return str(path)

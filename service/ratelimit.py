@@ -1,52 +1,137 @@
-"""Rate limits per client address and per player token, counted in Redis (README "Limits and lifetimes").
+"""Rate limits per client address and per player token, shared through Redis (README "Limits and lifetimes").
 
-flask-limiter with the `limits` package's Redis storage on the app's own connection pool, so every gunicorn
-process and every pod share one count, the keys live under `<KEY_PREFIX>:ratelimit:`, and a Redis outage is the
-same 503 `store_unavailable` as anywhere else. Both limits are fixed windows (`RATE_LIMIT_PER_ADDRESS`,
-`RATE_LIMIT_PER_TOKEN`, e.g. "1200/minute"); the token's is keyed by its hash, never the token itself. Probes
-and `/metrics` are not limited. Over a limit: 429 `rate_limited` with `Retry-After` (seconds).
+Fixed windows (`RATE_LIMIT_PER_ADDRESS`, `RATE_LIMIT_PER_TOKEN`, in the `limits` package's syntax, e.g.
+"20/second;600/minute"); the token's count is keyed by its hash, never the token itself. Each process counts its
+own requests at once and adds them to the shared counts in Redis (under `<KEY_PREFIX>:ratelimit:`) in batches,
+every `SYNC_SECONDS`, in one pipelined round trip that also tells it the total of every process and pod: a check
+costs no round trip of its own, is exact for this process's requests and lags by about `SYNC_SECONDS` for the
+others'. Probes and `/metrics` are not limited. Over a limit: 429 `rate_limited` with `Retry-After`, the seconds
+until the breached window ends.
 """
 
 from __future__ import annotations
 
-from flask import Flask, request
-from flask_limiter import ApplicationLimit, Limiter
-from flask_limiter.util import get_remote_address
+import logging
+import math
+import threading
+import time
 
+import redis
+from flask import Flask, request
+from flask_smorest import abort
+from limits import parse_many
+
+from service.auth import bearer_token
 from service.extensions import UNLIMITED_PATHS
 from service.store import hash_token
 
+log = logging.getLogger(__name__)
 
-def _token_key() -> str:
-    from service.routes.games import bearer_token
-
-    token = bearer_token()
-    return hash_token(token) if token else ""
-
-
-def _no_token() -> bool:
-    return _token_key() == ""
+SYNC_SECONDS = 0.05
+"""How often a process adds its counts to the shared ones in Redis (and reads every process's total back)."""
+IDLE_SYNCS = 100
+"""After this many syncs in a row with no new hit (5 s), the sync stops until the next hit."""
 
 
-def init_app(app: Flask, connection_pool: object, prefix: str) -> Limiter:
-    """Limit every request of `app` by client address and by token, counting in Redis under `prefix`."""
-    limiter = Limiter(
-        get_remote_address,
-        app=None,
-        application_limits=[
-            ApplicationLimit(app.config["RATE_LIMIT_PER_ADDRESS"], key_function=get_remote_address, scope="address"),
-            ApplicationLimit(
-                app.config["RATE_LIMIT_PER_TOKEN"], key_function=_token_key, scope="token", exempt_when=_no_token
-            ),
-        ],
-        storage_uri="redis://",
-        # flask-limiter's hint (str | int values) is narrower than what its redis storage takes: a connection pool
-        storage_options={"connection_pool": connection_pool, "key_prefix": f"{prefix}:ratelimit"},  # type: ignore[dict-item]
-        strategy="fixed-window",
-        headers_enabled=False,
-        swallow_errors=False,
-        enabled=app.config["RATE_LIMIT_ENABLED"],
-    )
-    limiter.request_filter(lambda: request.path in UNLIMITED_PATHS)
-    limiter.init_app(app)
-    return limiter
+class SharedCounts:
+    """Fixed-window request counters of one process, added to Redis's shared counters in batches.
+
+    `client` is the Redis to share them in, `prefix` the key prefix (`<prefix>:ratelimit:<counter>`). Thread- and
+    greenlet-safe; the background sync starts with the first hit, in the process that serves requests.
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._lock = threading.Lock()
+        # counter -> (hits not yet in Redis, window length in s, window end as Unix time)
+        self._pending: dict[str, tuple[int, int, float]] = {}
+        # counter -> (every process's count at the last sync, window end)
+        self._totals: dict[str, tuple[int, float]] = {}
+        self._syncer: threading.Thread | None = None
+
+    def hit(self, counter: str, seconds: int, window_end: float) -> int:
+        """Count one request on `counter` (a window of `seconds` ending at Unix time `window_end`); its count now."""
+        with self._lock:
+            hits = self._pending.get(counter, (0, seconds, window_end))[0] + 1
+            self._pending[counter] = (hits, seconds, window_end)
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync_forever, name="cardroom-ratelimit", daemon=True)
+                self._syncer.start()
+            return self._totals.get(counter, (0, window_end))[0] + hits
+
+    def sync(self, now: float | None = None) -> None:
+        """Add this process's new hits to Redis in one round trip and learn every process's totals.
+
+        Raises:
+            redis.RedisError: Redis is unreachable (the hits are kept and added at the next sync).
+        """
+        with self._lock:
+            batch, self._pending = self._pending, {}
+        replies: list[int] = []
+        if batch:
+            try:
+                with self.client.pipeline(transaction=False) as pipe:
+                    for counter, (hits, seconds, _) in batch.items():
+                        name = f"{self.prefix}:ratelimit:{counter}"
+                        pipe.incrby(name, hits)
+                        pipe.expire(name, seconds + 1)  # the name holds its window: renewing it never lingers
+                    replies = pipe.execute()[::2]
+            except redis.RedisError:
+                with self._lock:
+                    for counter, (hits, seconds, end) in batch.items():
+                        self._pending[counter] = (self._pending.get(counter, (0, seconds, end))[0] + hits, seconds, end)
+                raise
+        now = time.time() if now is None else now
+        with self._lock:
+            for (counter, (_, _, end)), total in zip(batch.items(), replies, strict=True):
+                self._totals[counter] = (total, end)
+            for counter in [name for name, (_, end) in self._totals.items() if end < now]:
+                del self._totals[counter]
+
+    def _sync_forever(self) -> None:
+        # Stops after IDLE_SYNCS rounds without hits (the next hit starts it again): an idle app costs nothing.
+        idle, failing = 0, False
+        while True:
+            time.sleep(SYNC_SECONDS)
+            with self._lock:
+                idle = 0 if self._pending else idle + 1
+                if idle >= IDLE_SYNCS:
+                    self._syncer = None  # under the lock: a hit from now on starts a new one
+                    return
+            try:
+                self.sync()
+                if failing:
+                    log.warning("rate limit counts are shared again")
+                failing = False
+            except redis.RedisError as error:
+                if not failing:  # once per outage, not every 50 ms
+                    log.warning("rate limit counts not shared (%s): judged on this process's counts", error)
+                failing = True
+
+
+def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | None:
+    """Check both limits before every request of `app` (unless `RATE_LIMIT_ENABLED` is off); returns the counters."""
+    if not app.config["RATE_LIMIT_ENABLED"]:
+        return None
+    per_address = parse_many(app.config["RATE_LIMIT_PER_ADDRESS"])
+    per_token = parse_many(app.config["RATE_LIMIT_PER_TOKEN"])
+    counts = SharedCounts(client, prefix)
+
+    @app.before_request
+    def check_rate_limits() -> None:
+        if request.path in UNLIMITED_PATHS:
+            return
+        limits = [(f"address:{request.remote_addr}", limit) for limit in per_address]
+        token = bearer_token()
+        if token:
+            limits += [(f"token:{hash_token(token)}", limit) for limit in per_token]
+        now = time.time()
+        for who, limit in limits:
+            seconds = limit.get_expiry()
+            window = int(now // seconds)
+            if counts.hit(f"{who}:{limit.amount}/{seconds}:{window}", seconds, (window + 1) * seconds) > limit.amount:
+                abort(429, message=f"too many requests: at most {limit}; retry later", error="rate_limited",
+                      headers={"Retry-After": str(max(1, math.ceil((window + 1) * seconds - now)))})
+
+    return counts

@@ -3,8 +3,8 @@
 Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic write stays legal on a Cluster:
 - `<prefix>:{<id>}:game`   hash: `version` (int) and `record` (the JSON `GameRecord`)
 - `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
-- `<prefix>:{<id>}:idem:<sha256 of key>`  the first response to an `Idempotency-Key`, with a TTL
-- `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write
+- `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
+- `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py)
 - `<prefix>:index:<status>` sorted set of game ids by creation time, for the lobby
 - `<prefix>:index:<status>:<game>` the same per game (the `cardroom_active_games` metric)
 
@@ -16,6 +16,7 @@ Flask-free: the RQ worker imports it too.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -88,10 +89,30 @@ class GameRecord:
     state: dict[str, Any]
     result: dict[str, Any] | None = None
     ai_delays_since: dict[str, float] = field(default_factory=dict)
+    decoded: Any = field(default=None, init=False, repr=False, compare=False)
+    """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
+    views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The API view of this version per seat (None: spectator), built once (service/views.py `game_view`)."""
+    read_at: float | None = field(default=None, init=False, repr=False, compare=False)
+    """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
+
+    def engine_state(self) -> Any:
+        """The game module's state object for `state`, decoded at most once per record.
+
+        Decoding is the costly part of reading a game (~5 ms for an 8-seat Talmut table), and one request reads the
+        state several times (the view, whose turn it is, the AI turns due): they all share this one decode. Engine
+        states are immutable, so sharing is safe.
+        """
+        if self.decoded is None:
+            from engine import GAMES
+
+            self.decoded = GAMES[self.game].load_state(self.state)
+        return self.decoded
 
     def to_json(self) -> str:
         """The stored JSON text."""
-        data = {**self.__dict__, "seats": [seat.__dict__ for seat in self.seats]}
+        data = {name: getattr(self, name) for name in _stored_fields(GameRecord)}
+        data["seats"] = [seat.__dict__ for seat in self.seats]
         return json.dumps(data, separators=(",", ":"))
 
     @classmethod
@@ -110,8 +131,13 @@ class GameRecord:
         return [number for number, seat in enumerate(self.seats) if seat.is_open]
 
 
+@functools.cache
+def _stored_fields(record_type: type) -> tuple[str, ...]:
+    return tuple(item.name for item in fields(record_type) if item.init)
+
+
 def _known(record_type: type, data: dict[str, Any]) -> dict[str, Any]:
-    names = {item.name for item in fields(record_type)}
+    names = _stored_fields(record_type)
     return {key: value for key, value in data.items() if key in names}
 
 
@@ -183,16 +209,21 @@ class GameStore:
             raise VersionConflict(record.game_id)
         self._index(record)
 
-    def load(self, game_id: str) -> GameRecord:
-        """The game's current record.
+    def load(self, game_id: str, known: GameRecord | None = None) -> GameRecord:
+        """The game's current record; `known`, a record of it read before, is returned if it is still current.
 
         Raises:
             GameNotFound: no such game.
         """
-        text = self.client.hget(self._key(game_id, "game"), "record")
+        started = time.monotonic()
+        version, text = self.client.hmget(self._key(game_id, "game"), ["version", "record"])
         if text is None:
             raise GameNotFound(game_id)
-        return GameRecord.from_json(text)
+        record = known if known is not None and known.version == int(cast(bytes, version)) else None
+        if record is None:
+            record = GameRecord.from_json(text)  # a new version (else: skip decoding it again, service/cache.py)
+        record.read_at = started if record.read_at is None else max(record.read_at, started)
+        return record
 
     def version(self, game_id: str) -> int | None:
         """The game's current version, or None for no such game."""
@@ -276,54 +307,31 @@ class GameStore:
         """Counter of how often an AI turn was enqueued again (service/turns.py `revive_ai_turns`)."""
         return self._key(game_id, f"revived:{version}:{seat}")
 
-    def remembered_response(self, game_id: str, key: str) -> dict[str, Any] | None:
-        """The stored first response to this `Idempotency-Key` (`{"request": sha, "status": int, "body": ...}`)."""
-        text = self.client.get(self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest()))
-        return None if text is None else json.loads(text)
+    def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
+        return self._key(game_id, f"idem:{seat}:" + hashlib.sha256(key.encode()).hexdigest())
 
     def reserve_response(
-        self, game_id: str, key: str, fingerprint: str, ttl_seconds: int = 60
+        self, game_id: str, seat: int, key: str, fingerprint: str, ttl_seconds: int = 60
     ) -> dict[str, Any] | None:
-        """Claim an `Idempotency-Key` for the request `fingerprint` before applying it; None: claimed now.
+        """Claim `seat`'s `Idempotency-Key` for the request `fingerprint` before applying it; None: claimed now.
 
         Otherwise the key's record: the first response (`body` set), or `body` None while that request runs. A
         claim lasts `ttl_seconds` (a request whose process died frees its key then); the response, once kept,
-        lasts `IDEMPOTENCY_TTL_SECONDS`.
+        lasts `IDEMPOTENCY_TTL_SECONDS` (service/idempotency.py).
         """
-        name = self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest())
+        name = self._idempotency_key(game_id, seat, key)
         claim = json.dumps({"request": fingerprint, "status": None, "body": None})
         if self.client.set(name, claim, nx=True, ex=ttl_seconds):
             return None
         text = self.client.get(name)
         return None if text is None else json.loads(text)
 
-    def release_response(self, game_id: str, key: str) -> None:
+    def release_response(self, game_id: str, seat: int, key: str) -> None:
         """Drop the claim of a request that applied nothing (it was rejected), so the key can be used again."""
-        self.client.delete(self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest()))
+        self.client.delete(self._idempotency_key(game_id, seat, key))
 
-    def remember_response(self, game_id: str, key: str, response: dict[str, Any], ttl_seconds: int) -> None:
-        """Keep the first response to an `Idempotency-Key` for `ttl_seconds` (replacing its claim)."""
-        name = self._key(game_id, "idem:" + hashlib.sha256(key.encode()).hexdigest())
-        self.client.set(name, json.dumps(response), ex=ttl_seconds)
-
-    def wait_for_version(self, game_id: str, after_version: int, timeout_seconds: float) -> int | None:
-        """Block until the game's version exceeds `after_version` or `timeout_seconds` pass.
-
-        Woken by the pub/sub message every write publishes; subscribes before re-reading the version so no
-        write can slip between the read and the wait. Returns the version seen last (None: no such game).
-        """
-        deadline = time.monotonic() + timeout_seconds
-        pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.subscribe(self.channel(game_id))
-            version = self.version(game_id)
-            while version is not None and version <= after_version:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                message = pubsub.get_message(timeout=remaining)
-                if message is not None:
-                    version = int(message["data"])
-            return version
-        finally:
-            pubsub.close()
+    def remember_response(
+        self, game_id: str, seat: int, key: str, response: dict[str, Any], ttl_seconds: int
+    ) -> None:
+        """Keep the first response to `seat`'s `Idempotency-Key` for `ttl_seconds` (replacing its claim)."""
+        self.client.set(self._idempotency_key(game_id, seat, key), json.dumps(response), ex=ttl_seconds)

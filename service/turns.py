@@ -1,7 +1,8 @@
 """The one write path for every change to a game: humans through the API and AI seats through the worker.
 
-Each function loads nothing itself beyond what it is given, applies the pure engine function, then makes one
-compare-and-set write (`GameStore.save`), and enqueues the next AI turn. A rejection raises before any write.
+Each function, `create_game` included, loads nothing itself beyond what it is given, applies the pure engine
+function, then makes one write (`GameStore.create`, or the compare-and-set `GameStore.save`), and enqueues the next
+AI turn. A rejection raises before any write.
 
 Two of a game's optional capabilities (`engine.protocol.Capabilities`) let the rules, not the service, decide:
 `seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
@@ -13,7 +14,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import secrets
 import time
+import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -24,6 +27,8 @@ from rq.job import Job, JobStatus
 from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished, NotYourTurn
+from engine.ai import LEVELS
+from engine.cards import parse_deck, shuffled
 from engine.protocol import Action, Event, capabilities
 from service.config import lifetimes
 from service.metrics import count_action
@@ -51,6 +56,67 @@ def ai_job_id(game_id: str, version: int, seat: int) -> str:
     return f"ai-{game_id}-{version}-{seat}"
 
 
+class UnknownGame(Exception):
+    """No game of that name is offered (404 `unknown_game`)."""
+
+
+class InvalidSetup(Exception):
+    """The seats asked for do not fit the game: their number, or an AI level it does not have (422)."""
+
+
+def create_game(
+    store: GameStore,
+    queue: Queue,
+    game_name: str,
+    seats: list[SeatRecord],
+    options: dict[str, object],
+    deck: list[str] | None = None,
+    seed: int | None = None,
+) -> GameRecord:
+    """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
+
+    `seats` are the stored seat records in seat order: AI seats with their `level`, human seats open or (the
+    creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
+    `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
+    neither, a random seed. shared/API.md "Resources".
+
+    Raises:
+        UnknownGame: no such game.
+        InvalidSetup: too few or too many seats, or an AI level the game does not offer.
+        InvalidOptions: `options` are not the game's (engine/errors.py).
+        InvalidDeck: `deck` is not a permutation of the game's deck.
+    """
+    if game_name not in GAMES:
+        raise UnknownGame(f"no game called {game_name!r}")
+    game = GAMES[game_name]
+    parsed_options = game.parse_options(options)
+    if len(seats) not in game.SEATS:
+        raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
+    for number, seat in enumerate(seats):
+        if seat.kind == "ai" and seat.level not in LEVELS[game.ID]:
+            raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
+    full_deck = game.full_deck(parsed_options)
+    seed = secrets.randbits(63) if seed is None else seed
+    cards = parse_deck(deck, full_deck) if deck is not None else shuffled(full_deck, seed)
+    state = game.new_game(len(seats), parsed_options, cards, seed)
+    state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
+    record = GameRecord(
+        game_id=uuid.uuid4().hex,
+        game=game.ID,
+        version=1,
+        status="waiting" if any(seat.is_open for seat in seats) else "active",
+        created_at=time.time(),
+        seats=seats,
+        options=options,
+        state=game.dump_state(state),
+    )
+    record.decoded = state
+    event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
+    store.create(record, [stored_event(record.version, event)])
+    enqueue_ai_turns(store, queue, record)
+    return record
+
+
 def play(
     store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action, notes: Sequence[Event] = ()
 ) -> GameRecord:
@@ -70,7 +136,9 @@ def play(
     if record.status == "waiting":
         raise NotYourTurn("the game has not started: human seats are still open")
     game = GAMES[record.game]
-    state, events = game.apply(game.load_state(record.state), seat, action)
+    # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
+    # a millisecond or two (an 8-seat Talmut table at most ~5 ms to decode); AI searches run in RQ workers only
+    state, events = game.apply(record.engine_state(), seat, action)
     result = game.result(state)
     new_record = dataclasses.replace(
         record,
@@ -81,6 +149,7 @@ def play(
         result=result.to_json() if result else None,
         ai_delays_since=ai_delays_since(record, state, time.time()),
     )
+    new_record.decoded = state
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
     count_action(store.client, store.prefix, record.game, action["type"])
@@ -146,8 +215,7 @@ def ai_seats_to_act(record: GameRecord) -> list[int]:
     """The AI seats that may act now in an active game."""
     if record.status != "active":
         return []
-    game = GAMES[record.game]
-    to_act = game.to_act(game.load_state(record.state))
+    to_act = GAMES[record.game].to_act(record.engine_state())
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]
 
 
@@ -167,7 +235,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     """
     delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
-    state = GAMES[record.game].load_state(record.state) if seats else None
+    state = record.engine_state() if seats else None
     now = time.time()
     for seat in seats:
         delay_ms = delay_of(state, seat)
@@ -264,6 +332,6 @@ def revive_ai_turns(
 def _optional_only(record: GameRecord, seat: int) -> bool:
     game = GAMES[record.game]
     optional = {"resign", *capabilities(game).optional_actions}
-    legal = game.legal_actions(game.load_state(record.state), seat)
+    legal = game.legal_actions(record.engine_state(), seat)
     return all(action["type"] in optional for action in legal)
 

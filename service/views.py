@@ -18,8 +18,17 @@ from service.store import GameRecord
 def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> dict[str, Any]:
     """The view of `record` for `seat` (None: a spectator); `pending_ai` lists AI seats being computed.
 
-    While the game is `waiting` nothing has been dealt for anyone to see: `state` is null, `to_act` empty.
+    While the game is `waiting` nothing has been dealt for anyone to see: `state` is null, `to_act` empty. A
+    version's view of a seat is built once and kept on the record (`GameRecord.views`), so the clients woken by
+    one move share it; the nested values are shared too: callers must not change them.
     """
+    view = record.views.get(seat)
+    if view is None:
+        view = record.views[seat] = _view(record, seat)
+    return {**view, "pending_ai": pending_ai}
+
+
+def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
     game = GAMES[record.game]
     seats: list[dict[str, Any]] = []
     for number, seat_record in enumerate(record.seats):
@@ -33,7 +42,9 @@ def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> di
     to_act: list[int] = []
     legal: list[dict[str, Any]] = []
     if record.status != "waiting":
-        state = game.load_state(record.state)
+        state = record.engine_state()
+        # CPU-bound like `turns.play` (no yield to gevent's loop), bounded by one game's size; once per version
+        # and seat in a process, however many clients it wakes
         view = game.view(state, seat)
         state_json = view.state
         for entry, public in zip(seats, view.seats, strict=True):
@@ -49,7 +60,7 @@ def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> di
         "you": seat,
         "seats": seats,
         "to_act": to_act,
-        "pending_ai": pending_ai,
+        "pending_ai": [],
         "legal_actions": legal,
         "state": state_json,
         "result": record.result,

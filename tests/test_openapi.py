@@ -25,7 +25,8 @@ def test_spec_is_openapi_3_0_with_every_route():
     assert spec["openapi"].startswith("3.0.")
     assert set(spec["paths"]) == {
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
-        "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/healthz", "/readyz", "/metrics",
+        "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream", "/healthz",
+        "/readyz", "/metrics",
     }
 
 

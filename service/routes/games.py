@@ -1,30 +1,27 @@
-"""Games: create, lobby, take a seat, view (ETag, long-poll), actions (If-Match, Idempotency-Key), events."""
+"""Games: create, lobby, take a seat, view (ETag, long-poll), stream, actions (If-Match, Idempotency-Key), events.
+
+HTTP concerns only: the rules of creating and playing live in service/turns.py, identity in service/auth.py, the
+`Idempotency-Key` protocol in service/idempotency.py, waiting in service/dispatcher.py.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import logging
-import secrets
-import threading
-import time
-import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import redis
-from flask import current_app, request
+from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import ValidationError
-from rq import Queue
 
-from engine import GAMES
-from engine.ai import LEVELS
-from engine.cards import parse_deck, shuffled
-from engine.protocol import Event, capabilities
-from service.extensions import Blueprint
+from engine.protocol import Event
+from service.auth import new_token, player_seat, viewer_seat
+from service.dispatcher import TooManyWaiters
+from service.extensions import Blueprint, services
+from service.idempotency import IdempotentRequest
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CreateGameSchema,
@@ -34,15 +31,16 @@ from service.schemas.games import (
     GameListSchema,
     JoinSchema,
     SeatedViewSchema,
+    StreamHeadersSchema,
+    StreamQuerySchema,
     ViewHeadersSchema,
     ViewQuerySchema,
     ViewSchema,
 )
-from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token, seat_for_token
-from service.turns import enqueue_ai_turns, pending_ai, play, record_change, revive_ai_turns
-from service.views import event_view, game_view, stored_event
+from service.store import GameNotFound, GameRecord, GameStore, SeatRecord, VersionConflict
+from service.turns import create_game, pending_ai, play, record_change, revive_ai_turns
+from service.views import event_view, game_view
 
-log = logging.getLogger(__name__)
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
 JOIN_ATTEMPTS = 8
@@ -58,6 +56,10 @@ IDEMPOTENCY_KEY = {
     "schema": {"type": "string", "example": "3f0c2b8e-move-12"},
     "description": "a key of your choice: repeating it with the same body returns the first response (kept 24 h)",
 }
+RECONNECT_MILLISECONDS = 1000
+STREAM_EXAMPLE = (
+    'retry: 1000\n\nid: 17\nevent: view\ndata: {"game_id": "9b2f4c0e", "version": 17, "status": "active"}\n\n'
+)
 
 
 # OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
@@ -80,58 +82,22 @@ ARRIVAL_RETRIES = 3
 """How often an action that lost a compare-and-set race is judged again before the client gets 409."""
 
 
-@dataclass
-class Services:
-    """What the routes need, kept in `app.extensions["cardroom"]`: the store, the AI queue, the long-poll slots."""
-
-    store: GameStore
-    queue: Queue
-    long_polls: threading.BoundedSemaphore
-
-
-def services() -> Services:
-    """The current app's store and queue."""
-    return current_app.extensions["cardroom"]
-
-
-def bearer_token() -> str | None:
-    """The token of `Authorization: Bearer <token>`, or None without one."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    return token.strip()
-
-
-def viewer_seat(record: GameRecord) -> int | None:
-    """The seat of the request's token, or None with no `Authorization` header (a spectator).
-
-    Aborts 401 for any other credentials, a token of no seat or a scheme other than Bearer, as `player_seat` does:
-    a client that sent credentials meant to be seated, and must not get a spectator's view without being told.
-    """
-    return None if "Authorization" not in request.headers else player_seat(record)
-
-
-def player_seat(record: GameRecord) -> int:
-    """The seat of the request's token; aborts 401 without a token or for a token of no seat."""
-    token = bearer_token()
-    seat = None if token is None else seat_for_token(record, token)
-    if seat is None:
-        # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
-        abort(401, message="this token holds no seat of this game", error="unauthorized",
-              headers={"WWW-Authenticate": "Bearer"})
-    return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
-
-
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     """The API view of `record` for `seat`, with `pending_ai` read from the queue."""
     return game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
 
 
-def new_token() -> tuple[str, str]:
-    """A fresh player token (256 random bits, URL-safe) and its stored hash."""
-    token = secrets.token_urlsafe(32)
-    return token, hash_token(token)
+def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> int | None:
+    """Hold this request until the version of `record`'s game exceeds `after_version` or `seconds` pass.
+
+    `record` is the game as this request read it. Returns the version seen last.
+
+    Raises:
+        TooManyWaiters: the process holds `MAX_WAITERS` waiting clients (503 `server_busy`, service/errors.py).
+    """
+    store, game_id = services().store, record.game_id
+    known = None if record.read_at is None else (record.version, record.read_at)
+    return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id), known)
 
 
 @blp.route("")
@@ -151,51 +117,20 @@ class Games(MethodView):
         The creator takes the first human seat and gets its `player_token`. The game starts once every human
         seat is taken; a game of AI seats only starts at once and plays itself.
         """
-        if body["game"] not in GAMES:
-            abort(404, message=f"no game called {body['game']!r}", error="unknown_game")
-        game = GAMES[body["game"]]
-        options = game.parse_options(body["options"])
-        if len(body["seats"]) not in game.SEATS:
-            abort(422, message=f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats",
-                  error="invalid_request")
-        seats = []
-        for number, spec in enumerate(body["seats"]):
-            if spec["kind"] == "ai":
-                if spec.get("level") not in LEVELS[game.ID]:
-                    abort(422, message=f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}",
-                          error="invalid_request")
-                seats.append(SeatRecord(kind="ai", name=f"AI ({spec['level']})", level=spec["level"]))
-            else:
-                seats.append(SeatRecord(kind="human"))
-        full_deck = game.full_deck(options)
-        seed = body.get("seed", secrets.randbits(63))
-        deck = parse_deck(body["deck"], full_deck) if "deck" in body else shuffled(full_deck, seed)
-        state = game.new_game(len(seats), options, deck, seed)
-        ai_seats = [number for number, seat in enumerate(seats) if seat.kind == "ai"]
-        state = capabilities(game).with_ai_seats(state, ai_seats)
-
-        token = None
+        seats = [
+            SeatRecord(kind="ai", name=f"AI ({spec.get('level')})", level=spec.get("level"))
+            if spec["kind"] == "ai" else SeatRecord(kind="human")
+            for spec in body["seats"]
+        ]
         humans = [number for number, seat in enumerate(seats) if seat.kind == "human"]
         creator = humans[0] if humans else None
+        token = None
         if creator is not None:
             token, seats[creator].token_hash = new_token()
             seats[creator].name = body["seats"][creator].get("name", f"Player {creator}")
-        record = GameRecord(
-            game_id=uuid.uuid4().hex,
-            game=game.ID,
-            version=1,
-            status="waiting",
-            created_at=time.time(),
-            seats=seats,
-            options=body["options"],
-            state=game.dump_state(state),
+        record = create_game(
+            services().store, services().queue, body["game"], seats, body["options"], body.get("deck"), body.get("seed")
         )
-        if not record.open_seats():
-            record.status = "active"
-        event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
-        store = services().store
-        store.create(record, [stored_event(record.version, event)])
-        enqueue_ai_turns(store, services().queue, record)
         response = {**view_of(record, creator), "player_token": token}
         return response, 201, {"Location": f"/v1/games/{record.game_id}"}
 
@@ -247,7 +182,7 @@ class Seats(MethodView):
         """
         store = services().store
         for _ in range(JOIN_ATTEMPTS):
-            record = store.load(game_id)
+            record = services().records.load(game_id)
             open_seats = record.open_seats()
             if not open_seats:
                 abort(409, message="every seat of this game is taken", error="game_full")
@@ -291,28 +226,88 @@ class GameResource(MethodView):
         The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
         until the version exceeds N; if none came it answers 304.
         """
-        store = services().store
         after = query.get("after_version")
-        record = store.load(game_id)
+        record = services().records.load(game_id)
         seat = viewer_seat(record)  # credentials of no seat answer 401 now, not after a long-poll
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
-        revive_ai_turns(store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
-        headers = {}
-        if after is not None and query["wait"] > 0:
-            if services().long_polls.acquire(blocking=False):
-                try:
-                    wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
-                    store.wait_for_version(game_id, after, wait)
-                finally:
-                    services().long_polls.release()
-                record = store.load(game_id)
-            else:  # every slot is held: answer now, and ask the client to come back in a second
-                headers["Retry-After"] = "1"
-        headers["ETag"] = f'"{record.version}"'
+        revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
+        if after is not None and query["wait"] > 0 and record.version <= after:
+            wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
+            record = services().records.load(game_id, at_least=wait_for_version(record, after, wait))
+        headers = {"ETag": f'"{record.version}"'}
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
             return "", 304, headers
         return view_of(record, seat), 200, headers
+
+
+@blp.route("/<game_id>/stream")
+class Stream(MethodView):
+    """Push."""
+
+    @blp.arguments(StreamQuerySchema, location="query")
+    @blp.arguments(StreamHeadersSchema, location="headers")
+    @blp.alt_response(401, schema="Error", description="unauthorized")
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.doc(
+        security=[{}, {"bearer": []}],
+        responses={
+            200: {
+                "description": "Server-Sent Events: one `view` event per version (`id:` the version, `data:` the "
+                "view as JSON), comment lines to keep the connection open; ends after the finished view",
+                "content": {"text/event-stream": {"schema": {"type": "string", "example": STREAM_EXAMPLE}}},
+            },
+        },
+    )
+    def get(self, query: dict[str, Any], headers: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+        """Follow a game as Server-Sent Events (`text/event-stream`).
+
+        The first event is your view now (with `after_version`, or `Last-Event-ID` on a reconnection, only
+        versions after that one); then one `view` event per new version, `id:` being the version. Versions that
+        follow each other quickly may come as one event of the latest view. A comment line every 15 s keeps
+        proxies from closing the connection. The stream ends after the event that shows `status: finished`.
+        Same authentication and redaction as `GET /v1/games/{game_id}`.
+        """
+        record = services().records.load(game_id)
+        seat = viewer_seat(record)  # credentials of no seat answer 401 before the stream starts
+        revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
+        services().dispatcher.check_room()  # a full process answers 503 now, not an empty stream
+        after = headers.get("last_event_id", query.get("after_version"))
+        events = stream_with_context(view_events(record, seat, after))
+        return Response(events, mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iterator[str]:
+    """The SSE text of a stream from `record` on: `id: V`, `event: view`, `data: <view JSON>` per new version.
+
+    Ends after the finished view, when the game is gone, when Redis fails (the client reconnects with
+    `Last-Event-ID`) or when the process shuts down (service/gunicorn_worker.py drains it).
+    """
+    schema = ViewSchema()
+    keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
+    dispatcher = services().dispatcher
+    game_id = record.game_id
+    sent = after
+    # first, at once, so the client gets the headers now, not with the first new version: how soon to reconnect
+    # when the stream ends (a process shutting down ends its streams)
+    yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
+    try:
+        while True:
+            if sent is None or record.version > sent:
+                data = json.dumps(schema.dump(view_of(record, seat)), separators=(",", ":"))
+                yield f"id: {record.version}\nevent: view\ndata: {data}\n\n"
+                sent = record.version
+            if record.status == "finished" and sent >= record.version:
+                return
+            version = wait_for_version(record, sent, keepalive)
+            if dispatcher.draining.is_set():
+                return
+            if version is None or version <= sent:
+                yield ": keep-alive\n\n"
+            record = services().records.load(game_id, at_least=version)
+    except (redis.RedisError, GameNotFound, TooManyWaiters):
+        return
 
 
 @blp.route("/<game_id>/actions")
@@ -338,40 +333,25 @@ class Actions(MethodView):
         order). A repeated `Idempotency-Key` with the same body returns the first response and applies nothing.
         """
         store = services().store
-        record = store.load(game_id)
+        record = services().records.load(game_id)
         seat = player_seat(record)
         body = request.get_json(silent=True)
         key = request.headers.get("Idempotency-Key")
-        fingerprint = hashlib.sha256(json.dumps([seat, body], sort_keys=True).encode()).hexdigest()
-        if key:
-            # reserve the key before playing: a concurrent repeat sees the reservation, never plays a second time
-            remembered = store.reserve_response(game_id, key, fingerprint)
-            if remembered is not None:
-                if remembered["request"] != fingerprint:
-                    abort(422, message="this Idempotency-Key was used with another request",
-                          error="idempotency_key_reused")
-                if remembered.get("body") is None:
-                    abort(409, message="a request with this Idempotency-Key is being applied: read the game again",
-                          error="version_conflict")
-                return remembered["body"], remembered["status"], {"ETag": f'"{remembered["body"]["version"]}"'}
+        idempotent = IdempotentRequest(store, game_id, seat, key, body) if key else None
+        if idempotent is not None and (first := idempotent.claim()) is not None:
+            return first["body"], first["status"], {"ETag": f'"{first["body"]["version"]}"'}
         try:
             new_record = self.play_in_arrival_order(store, record, seat, body)
         except BaseException:
-            if key:
-                store.release_response(game_id, key)  # rejected: nothing applied, the key may be used again
+            if idempotent is not None:
+                idempotent.release()  # rejected: nothing applied, the key may be used again
             raise
         try:
             view = view_of(new_record, seat)
         except redis.RedisError:  # the move is stored: answer it, without `pending_ai`
             view = game_view(new_record, seat, [])
-        if key:
-            try:
-                store.remember_response(
-                    game_id, key, {"request": fingerprint, "status": 200, "body": view},
-                    current_app.config["IDEMPOTENCY_TTL_SECONDS"],
-                )
-            except redis.RedisError:
-                log.warning("game %s: the response to an Idempotency-Key was not kept", game_id, exc_info=True)
+        if idempotent is not None:
+            idempotent.remember(view, current_app.config["IDEMPOTENCY_TTL_SECONDS"])
         return view, 200, {"ETag": f'"{new_record.version}"'}
 
     def play_in_arrival_order(self, store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
@@ -386,7 +366,7 @@ class Actions(MethodView):
             except VersionConflict:
                 if request.if_match:
                     raise
-                record = store.load(record.game_id)
+                record = services().records.load(record.game_id)
         return self.play(store, record, seat, body)
 
     @staticmethod
@@ -418,8 +398,8 @@ class Events(MethodView):
     @blp.doc(security=[{}, {"bearer": []}])
     def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
         """The game's events after version `after`, redacted for the viewer."""
-        store = services().store
-        record = store.load(game_id)
+        record = services().records.load(game_id)
         seat = viewer_seat(record)
-        events = [event_view(stored, seat) for stored in store.events(game_id) if stored["version"] > query["after"]]
+        stored_events = services().store.events(game_id)
+        events = [event_view(stored, seat) for stored in stored_events if stored["version"] > query["after"]]
         return {"game_id": game_id, "version": record.version, "events": events}

@@ -174,6 +174,24 @@ class ViewHeadersSchema(ma.Schema):
     )
 
 
+class StreamQuerySchema(ma.Schema):
+    """Resume a stream after the version you hold (as `Last-Event-ID` does)."""
+
+    after_version = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "send only versions after this one (else the current view first)"},
+    )
+
+
+class StreamHeadersSchema(ma.Schema):
+    """An SSE client's reconnection header."""
+
+    last_event_id = fields.Integer(
+        data_key="Last-Event-ID", validate=validate.Range(min=0),
+        metadata={"description": "the `id` (version) of the last event received: resume after it", "example": 17},
+    )
+
+
 class EventsQuerySchema(ma.Schema):
     """Events after version `after` (0: all)."""
 

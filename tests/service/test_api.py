@@ -169,28 +169,32 @@ def test_long_poll_wakes_on_a_new_version(api):
     assert quiet.status_code == 304
 
 
-def test_long_polls_never_take_every_thread(redis_connection):
-    """A process holds at most LONG_POLL_SLOTS long-polls (default: its threads less 2), so waiting clients never
-    starve other requests, health checks included: one more long-poll answers at once, with `Retry-After`."""
+def test_waiters_beyond_the_memory_bound_are_turned_away_with_503(redis_connection):
+    """README "Limits and lifetimes": a process lets at most MAX_WAITERS clients wait; one more long-poll or stream
+    answers at once 503 `server_busy` with `Retry-After`, never early with a 304 that looks like "nothing new"."""
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     app = create_app({"REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": prefix, "RQ_QUEUE": prefix,
-                      "TESTING": True, "LONG_POLL_SLOTS": 1})
+                      "TESTING": True, "MAX_WAITERS": 1})
     try:
         api = Api(app, redis_connection)
         game_id, _ = api.create_humans(K1)
         version = version_of(api, game_id)
-        url = f"/v1/games/{game_id}?after_version={version}&wait=3"
+        url = f"/v1/games/{game_id}?after_version={version}&wait=5"
         holder = threading.Thread(target=lambda: app.test_client().get(url))
         holder.start()
-        time.sleep(0.5)  # the holder is waiting now
-        turned_away = api.request("GET", url)
-        assert holder.is_alive()  # answered while the slot is still held
-        assert (turned_away.status_code, turned_away.headers.get("Retry-After")) == (304, "1")
+        dispatcher = api.services.dispatcher
+        deadline = time.monotonic() + 30  # hang guard
+        while dispatcher.waiters < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for turned_away in (api.request("GET", url), api.request("GET", f"/v1/games/{game_id}/stream")):
+            assert (turned_away.status_code, turned_away.json["error"]) == (503, "server_busy")
+            assert turned_away.headers["Retry-After"] == "1"
+        assert holder.is_alive()  # the first waiter is still held
         holder.join()
-        assert api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=0.2").headers.get(
-            "Retry-After") is None
+        assert api.request("GET", f"/v1/games/{game_id}?after_version={version}&wait=0.2").status_code == 304
     finally:
         delete_test_keys(redis_connection, prefix)
+        app.extensions["cardroom"].dispatcher.close()
         app.extensions["cardroom"].store.client.close()
 
 

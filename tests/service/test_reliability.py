@@ -76,6 +76,23 @@ def test_a_repeated_idempotency_key_returns_the_first_response_and_applies_nothi
     assert api.view(game_id).json["version"] == view["version"] + 1
 
 
+def test_idempotency_keys_are_scoped_per_seat(api: Api) -> None:
+    """shared/API.md: one seat's key never blocks another's (issue 15 §6: seat 0's move got 422 after seat 1's)."""
+    game_id, tokens = api.create_humans()
+    attacker = api.view(game_id).json["to_act"][0]
+    defender = 1 - attacker
+    attack = next(a for a in api.legal(game_id, tokens[attacker]) if a["type"] == "attack")
+    assert api.act(game_id, tokens[attacker], attack, **{"Idempotency-Key": "move-1"}).status_code == 200
+    version = api.view(game_id).json["version"]
+    answer = next(a for a in api.legal(game_id, tokens[defender]) if a["type"] != "resign")
+    second = api.act(game_id, tokens[defender], answer, **{"Idempotency-Key": "move-1"})
+    assert second.status_code == 200, second.json
+    assert (second.json["you"], second.json["version"]) == (defender, version + 1)
+    # and each seat's repeat still replays its own first response
+    again = api.act(game_id, tokens[defender], answer, **{"Idempotency-Key": "move-1"})
+    assert (again.status_code, again.json["version"]) == (200, version + 1)
+
+
 def test_idempotency_keys_expire_after_the_configured_time(make_api: Any) -> None:
     api = make_api(IDEMPOTENCY_TTL_SECONDS=1)
     game_id, tokens = api.create_humans()
@@ -245,11 +262,16 @@ def test_rate_limit_per_address_is_429_with_retry_after_and_counted_in_redis(mak
     first, second = (make_api(KEY_PREFIX=prefix, RATE_LIMIT_PER_ADDRESS="5/minute") for _ in range(2))
     statuses = [api.client.get("/v1/games").status_code for api in (first, second, first, second, first)]
     assert statuses == [200] * 5  # two apps (two processes) share one count in Redis...
+    for api in (first, second):  # (each adds its counts every 50 ms: here at once)
+        api.app.extensions["ratelimit"].sync()
     limited = second.client.get("/v1/rules")
     assert (limited.status_code, limited.json["error"]) == (429, "rate_limited")  # ...so the sixth is over
     assert 1 <= int(limited.headers["Retry-After"]) <= 61
     assert first.client.get("/healthz").status_code == 200  # probes are never limited
-    assert list(first.connection.scan_iter(match=f"{prefix}:ratelimit:*"))
+    for api in (first, second):
+        api.app.extensions["ratelimit"].sync()
+    keys = list(first.connection.scan_iter(match=f"{prefix}:ratelimit:*"))
+    assert [int(first.connection.get(key)) for key in keys] == [6]  # the refused request counts too
 
 
 def test_rate_limit_per_token_counts_each_token_apart(make_api: Any) -> None:
@@ -260,7 +282,9 @@ def test_rate_limit_per_token_counts_each_token_apart(make_api: Any) -> None:
     assert (limited.status_code, limited.json["error"]) == (429, "rate_limited") and limited.headers["Retry-After"]
     assert api.view(game_id, tokens[1]).status_code == 200  # another token has its own count
     assert api.view(game_id).status_code == 200  # and a spectator is limited by address only
-    assert not any(tokens[0].encode() in key for key in api.connection.scan_iter(match="*ratelimit*"))
+    api.app.extensions["ratelimit"].sync()
+    keys = list(api.connection.scan_iter(match=f"{api.services.store.prefix}:ratelimit:token:*"))
+    assert len(keys) == 2 and not any(tokens[0].encode() in key for key in keys)
 
 
 def test_long_poll_wait_is_capped(make_api: Any) -> None:

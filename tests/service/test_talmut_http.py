@@ -491,7 +491,9 @@ def test_a_match_that_loses_a_race_is_judged_on_the_state_it_arrives_to(api, mon
     play(api, game_id, tokens, "s2 match 1")  # 7E: correct, window {"7", 2}
     real_load = type(store).load
     stale_once = iter([stale])
-    monkeypatch.setattr(type(store), "load", lambda self, gid: next(stale_once, None) or real_load(self, gid))
+    monkeypatch.setattr(
+        type(store), "load", lambda self, gid, known=None: next(stale_once, None) or real_load(self, gid)
+    )
     pinned = api.act(game_id, tokens[1], action("match 1"), **{"If-Match": f'"{stale.version}"'})
     assert (pinned.status_code, pinned.json["error"]) == (409, "version_conflict")
     assert api.view(game_id).json["version"] == stale.version + 1

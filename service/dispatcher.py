@@ -1,0 +1,290 @@
+"""One pub/sub subscription per process for every client waiting on a game (long-polls and streams).
+
+Every write publishes the game's new version on its channel (`GameStore.channel`, under the game's hash tag, so
+the same code can use sharded pub/sub on a Redis Cluster). A `Dispatcher` holds one pub/sub connection for the
+whole process: it subscribes to a game's channel while at least one local waiter wants it (and for
+`LINGER_SECONDS` after, because the two players of a game take turns waiting on it), and wakes exactly the
+waiters of that game when a new version is published. No waiter opens a Redis connection of its own.
+
+Nothing is missed between reading the version and starting to wait: a waiter reads the game's version only once
+this process's subscription to the channel is confirmed by Redis, so any later write's message reaches it. When
+the pub/sub connection breaks, every waiter re-reads the version once the subscription is confirmed again.
+
+Written with `threading` primitives, so it serves the gevent worker (monkey-patched: the reader is a greenlet and
+each waiter a greenlet) and the Flask test client's threads alike.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import redis
+
+log = logging.getLogger(__name__)
+
+LINGER_SECONDS = 10.0
+"""How long a channel stays subscribed after its last local waiter left (players alternate waiting on a game)."""
+RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
+"""Pauses between attempts to re-open a broken pub/sub connection (the last one repeats)."""
+POLL_SECONDS = 1.0
+"""How often the reader looks for channels to give up when no message arrives."""
+
+_LIVE: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
+
+
+class TooManyWaiters(Exception):
+    """This process already holds `max_waiters` waiting clients: the request is turned away (503, `Retry-After`)."""
+
+
+@dataclass(eq=False)
+class _Watch:
+    """One game's channel in this process: its subscription state and the waiters on it."""
+
+    channel: bytes
+    changed: threading.Condition
+    waiters: int = 0
+    # "absent" (not subscribed), "subscribing" (SUBSCRIBE sent), "subscribed" (confirmed), "unsubscribing"
+    state: str = "absent"
+    # bumped whenever the subscription is lost: waiters then wait for it again and re-read the version
+    generation: int = 0
+    version: int | None = None  # the latest version published on the channel since the subscription
+    confirmed_at: float | None = None  # monotonic time at which Redis confirmed the subscription
+    idle_since: float = field(default_factory=time.monotonic)
+
+
+class Dispatcher:
+    """The waiting clients of one process, woken through one pub/sub connection.
+
+    `client` must be a client of its own (its connection is held by the subscription, and health-check PINGs
+    are off so that only the reader reads from it); `channel_of(game_id)` names a game's channel. At most
+    `max_waiters` clients wait at once (each costs a greenlet and a few KB, README "Limits and lifetimes").
+    """
+
+    def __init__(self, client: redis.Redis, channel_of: Callable[[str], str], max_waiters: int) -> None:
+        self.client = client
+        self.channel_of = channel_of
+        self.max_waiters = max_waiters
+        self.draining = threading.Event()
+        self._lock = threading.Lock()
+        self._watches: dict[bytes, _Watch] = {}
+        self._waiters = 0
+        self._pubsub: redis.client.PubSub | None = None
+        self._reader: threading.Thread | None = None
+        self._closed = False
+        _LIVE.add(self)
+
+    @property
+    def waiters(self) -> int:
+        """How many clients wait right now."""
+        return self._waiters
+
+    def wait(
+        self,
+        game_id: str,
+        after_version: int,
+        timeout_seconds: float,
+        read_version: Callable[[], int | None],
+        known: tuple[int, float] | None = None,
+    ) -> int | None:
+        """Block until the game's version exceeds `after_version`, `timeout_seconds` pass, or the process drains.
+
+        `read_version()` reads the stored version (e.g. `GameStore.version`); it is called once the subscription
+        is confirmed (and again after a broken connection), never before, so no write can slip between the read
+        and the wait. `known` is `(version, monotonic time)` of a read the caller made itself, begun at that time:
+        when this process's subscription was confirmed before it began, that read stands for the first
+        `read_version()` (a round trip saved: the common case, since a channel stays subscribed while the two
+        players of a game take turns waiting). Returns the version seen last: None when the game does not exist,
+        or when the subscription could not be confirmed in time (Redis unreachable: the next read answers 503).
+
+        Raises:
+            TooManyWaiters: `max_waiters` clients wait already.
+            redis.RedisError: the SUBSCRIBE could not be sent.
+        """
+        if self.draining.is_set():
+            return None
+        deadline = time.monotonic() + timeout_seconds
+        watch = self._enter(game_id)
+        try:
+            version: int | None = None
+            generation = -1
+            while not self.draining.is_set():
+                if generation != watch.generation or watch.state != "subscribed":
+                    if not self._until(watch, deadline, lambda: watch.state == "subscribed"):
+                        return version
+                    generation = watch.generation
+                    confirmed_at = watch.confirmed_at
+                    if known is not None and confirmed_at is not None and confirmed_at <= known[1]:
+                        version = known[0]  # read after the subscription was confirmed: no write can slip by
+                    else:
+                        version = read_version()
+                    known = None
+                if version is None or version > after_version:
+                    return version
+                if not self._until(watch, deadline, _news(watch, generation, version)):
+                    return version
+                if watch.generation == generation and watch.version is not None:
+                    version = max(version, watch.version)
+            return version
+        finally:
+            self._leave(watch)
+
+    def check_room(self) -> None:
+        """Raise `TooManyWaiters` if one more client may not wait now (`max_waiters` wait already)."""
+        if self._waiters >= self.max_waiters:
+            raise TooManyWaiters(f"{self._waiters} clients are waiting in this process already")
+
+    def drain(self) -> None:
+        """Answer every waiting client now (graceful shutdown: they get the current view or 304) and take no more."""
+        self.draining.set()
+        with self._lock:
+            for watch in self._watches.values():
+                watch.changed.notify_all()
+
+    def close(self) -> None:
+        """Stop the reader and close the pub/sub connection (tests; a process that exits needs not)."""
+        self.drain()
+        self._closed = True
+        pubsub = self._pubsub
+        if pubsub is not None:
+            pubsub.close()
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+
+    def _until(self, watch: _Watch, deadline: float, condition: Callable[[], bool]) -> bool:
+        with self._lock:
+            while not condition():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.draining.is_set():
+                    return False
+                watch.changed.wait(remaining)
+            return True
+
+    def _enter(self, game_id: str) -> _Watch:
+        channel = self.channel_of(game_id).encode()
+        with self._lock:
+            self.check_room()
+            self._start_reader()
+            watch = self._watches.get(channel)
+            if watch is None:
+                watch = self._watches[channel] = _Watch(channel, threading.Condition(self._lock))
+            watch.waiters += 1
+            self._waiters += 1
+            pubsub = self._pubsub if watch.state in ("absent", "unsubscribing") else None
+            if pubsub is not None:
+                watch.state = "subscribing"
+            generation = watch.generation
+        if pubsub is not None:
+            try:
+                pubsub.subscribe(channel)
+            except BaseException:
+                self._leave(watch)
+                with self._lock:
+                    if watch.generation == generation and watch.state == "subscribing":
+                        watch.state = "absent"  # the reader subscribes it with the next waiter or reconnection
+                raise
+        return watch
+
+    def _leave(self, watch: _Watch) -> None:
+        with self._lock:
+            watch.waiters -= 1
+            self._waiters -= 1
+            if watch.waiters == 0:
+                watch.idle_since = time.monotonic()
+
+    def _start_reader(self) -> None:
+        # under self._lock; the reader starts with the first waiter, in the process that serves it (after the fork)
+        if self._reader is None or not self._reader.is_alive():
+            self._pubsub = self.client.pubsub()
+            self._reader = threading.Thread(target=self._read, name="cardroom-dispatcher", daemon=True)
+            self._reader.start()
+
+    def _read(self) -> None:
+        attempt = 0
+        while not self._closed:
+            pubsub = self._pubsub
+            try:
+                assert pubsub is not None
+                self._resubscribe(pubsub)
+                while not self._closed:
+                    message = pubsub.get_message(timeout=POLL_SECONDS)
+                    if message is not None:
+                        self._handle(message)
+                        attempt = 0
+                    self._give_up_idle(pubsub)
+            except (redis.RedisError, OSError, AttributeError, ValueError) as error:
+                # AttributeError/ValueError: redis-py's connection torn down under the reader by `close`
+                if self._closed:
+                    return
+                log.warning("pub/sub connection lost (%s): reconnecting", error)
+            self._lost(pubsub)
+            time.sleep(RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)])
+            attempt += 1
+
+    def _resubscribe(self, pubsub: redis.client.PubSub) -> None:
+        with self._lock:
+            self._pubsub = pubsub
+            wanted = [watch for watch in self._watches.values() if watch.state == "absent" and watch.waiters]
+            for watch in wanted:
+                watch.state = "subscribing"
+        if wanted:
+            pubsub.subscribe(*[watch.channel for watch in wanted])
+
+    def _lost(self, pubsub: redis.client.PubSub | None) -> None:
+        with self._lock:
+            self._pubsub = self.client.pubsub()
+            for channel, watch in list(self._watches.items()):
+                watch.state, watch.version, watch.confirmed_at = "absent", None, None
+                watch.generation += 1
+                watch.changed.notify_all()
+                if not watch.waiters:
+                    del self._watches[channel]
+        if pubsub is not None:
+            try:
+                pubsub.close()
+            except (redis.RedisError, OSError):
+                pass
+
+    def _handle(self, message: dict) -> None:
+        kind, channel = message["type"], message["channel"]
+        with self._lock:
+            watch = self._watches.get(channel)
+            if watch is None:
+                return
+            if kind == "message":
+                version = int(message["data"])
+                if watch.version is None or version > watch.version:
+                    watch.version = version
+                    watch.changed.notify_all()
+            elif kind == "subscribe" and watch.state == "subscribing":
+                watch.state, watch.confirmed_at = "subscribed", time.monotonic()
+                watch.changed.notify_all()
+            elif kind == "unsubscribe" and watch.state == "unsubscribing":
+                del self._watches[channel]  # a waiter that came meanwhile made it "subscribing" again
+
+    def _give_up_idle(self, pubsub: redis.client.PubSub) -> None:
+        now = time.monotonic()
+        with self._lock:
+            idle = [
+                watch for watch in self._watches.values()
+                if not watch.waiters and watch.state == "subscribed" and now - watch.idle_since > LINGER_SECONDS
+            ]
+            for watch in idle:
+                watch.state, watch.version, watch.confirmed_at = "unsubscribing", None, None
+        if idle:
+            pubsub.unsubscribe(*[watch.channel for watch in idle])
+
+
+def _news(watch: _Watch, generation: int, version: int) -> Callable[[], bool]:
+    """Whether a waiter holding `version` has something to look at: a newer version, or a lost subscription."""
+    return lambda: watch.generation != generation or (watch.version is not None and watch.version > version)
+
+
+def drain_all() -> None:
+    """Drain every dispatcher of this process (the gunicorn worker's SIGTERM, service/gunicorn_worker.py)."""
+    for dispatcher in list(_LIVE):
+        dispatcher.drain()
