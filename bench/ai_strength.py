@@ -29,7 +29,6 @@ from collections import defaultdict
 from typing import Any
 
 from engine.ai import choose_action, history_entry, seat_view
-from engine.cards import shuffled
 from engine.games import GAMES
 from engine.protocol import capabilities
 
@@ -65,7 +64,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         levels = [weak] * seats
         levels[strong_seat] = strong
     seed = 1_000_003 * index + 17
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    state = game.new_game(seats, options, seed=seed)
     state = capabilities(game).with_ai_seats(state, range(seats))
     histories: list[list[Any]] = [[] for _ in range(seats)]
     version = 1

@@ -22,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.ai import SEARCH_HOOKS, history_entry, seat_view  # noqa: E402 - needs the repo root on sys.path
 from engine.ai.search import Budget, SearchStats, ismcts  # noqa: E402
-from engine.cards import shuffled  # noqa: E402
 from engine.games import GAMES  # noqa: E402
 from engine.protocol import capabilities  # noqa: E402
 
@@ -32,8 +31,7 @@ TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talm
 def random_moves(game_id: str, seats: int, seed: int, steps: int) -> tuple[object, list[tuple[object, int, dict]]]:
     """The state after up to `steps` seeded random moves (a seat that must act, no resign), and every move made."""
     game = GAMES[game_id]
-    options = game.parse_options({})
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    state = game.new_game(seats, game.parse_options({}), seed=seed)
     rng = random.Random(seed)
     optional = capabilities(game).optional_actions | {"resign"}
     moves = []

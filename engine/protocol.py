@@ -143,8 +143,11 @@ class Game(Protocol[StateT, OptionsT]):
         """The game's deck in canonical order."""
         ...
 
-    def new_game(self, seats: int, options: OptionsT, deck: Sequence[Card], seed: int) -> StateT:
-        """Deal `deck` (top first) to `seats` players; `seed` drives any later chance."""
+    def new_game(self, seats: int, options: OptionsT, deck: Sequence[Card] | None = None, *, seed: int) -> StateT:
+        """Deal `deck` (top first; None: the full deck shuffled by `seed`) to `seats` players.
+
+        `seed` also drives any later chance. Raises `InvalidOptions` (the seat count) and `InvalidDeck`.
+        """
         ...
 
     def to_act(self, state: StateT) -> frozenset[Seat]:

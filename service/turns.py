@@ -28,7 +28,7 @@ from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished, NotYourTurn
 from engine.ai import LEVELS
-from engine.cards import parse_deck, shuffled
+from engine.cards import parse_deck
 from engine.protocol import Action, Event, capabilities
 from service.config import lifetimes
 from service.metrics import count_action
@@ -97,8 +97,8 @@ def create_game(
             raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
     full_deck = game.full_deck(parsed_options)
     seed = secrets.randbits(63) if seed is None else seed
-    cards = parse_deck(deck, full_deck) if deck is not None else shuffled(full_deck, seed)
-    state = game.new_game(len(seats), parsed_options, cards, seed)
+    cards = parse_deck(deck, full_deck) if deck is not None else None
+    state = game.new_game(len(seats), parsed_options, cards, seed=seed)
     state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
     record = GameRecord(
         game_id=uuid.uuid4().hex,

@@ -133,7 +133,7 @@ def _replay(view: SeatView, history: Sequence[JSON], rng: random.Random) -> Svoi
     mine = [parse_card(code) for code in dealt["cards"]]
     theirs = [card for card in FRENCH_36 if card not in set(mine)]
     deck: list[Card] = [theirs[k // 2] if k % 2 != me else mine[k // 2] for k in range(36)]
-    state = sk.new_game(2, sk.parse_options({}), deck, rng.randrange(2**31))
+    state = sk.new_game(2, sk.parse_options({}), deck, seed=rng.randrange(2**31))
     try:
         for event in history:
             kind = _REPLAYED.get(event.get("type", ""))

@@ -136,8 +136,8 @@ def full_deck(options: Options) -> tuple[Card, ...]:
 # Creating states
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> DurakState:
-    """Deal `deck` (top first) and pick the first attacker.
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> DurakState:
+    """Deal `deck` (top first; None: the 36 cards shuffled by `seed`) and pick the first attacker.
 
     Rules: shared/rules/durak.md §2.5 (deal: alternately from seat 0, `deck[12]` is the indicator and the last
     card of the stock), §2.6 (the lower lowest trump attacks first; no trump in hand: seat 0).
@@ -146,7 +146,7 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> D
         InvalidOptions: `seats` is not 2.
         InvalidDeck: `deck` is not a permutation of the 36 cards.
     """
-    deck = check_table(ID, seats, SEATS, deck, _DECK)
+    deck = check_table(ID, seats, SEATS, deck, _DECK, seed)
     hands = (hand_order(deck[0:12:2]), hand_order(deck[1:12:2]))
     indicator = deck[12]
     trump = indicator.suit

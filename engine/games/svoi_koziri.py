@@ -116,8 +116,8 @@ load_state = serialize.state_loader(SvoiKoziriState, parse_card)
 # Creating states
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> SvoiKoziriState:
-    """A game at the trump choice: `deck` (top first) is kept whole and dealt after both choices.
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> SvoiKoziriState:
+    """A game at the trump choice: `deck` (top first; None: shuffled by `seed`) is dealt after both choices.
 
     Rules: svoi_koziri.md §2.4 (the order is fixed at creation), §2.5 (seat 0 chooses first), §2.6 (deal).
 
@@ -126,7 +126,7 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> S
         InvalidDeck: `deck` is not a permutation of the 36 cards.
     """
     return SvoiKoziriState(
-        deck=check_table(ID, seats, SEATS, deck, FRENCH_36),
+        deck=check_table(ID, seats, SEATS, deck, FRENCH_36, seed),
         trumps=(None, None),
         sixes_passed=(None, None),
         hands=((), ()),

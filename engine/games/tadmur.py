@@ -165,14 +165,14 @@ def full_deck(options: Options) -> tuple[Card, ...]:
 # Creating states
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> TadmurState:
-    """Deal `deck` (top first) by tadmur.md §2.5: starters, targets, then alternate hand cards from seat 0.
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> TadmurState:
+    """Deal `deck` (top first; None: shuffled by `seed`) by tadmur.md §2.5: starters, targets, then hands.
 
     Raises:
         InvalidOptions: `seats` is not 2.
         InvalidDeck: `deck` is not a permutation of the 52 cards.
     """
-    deck = check_table(ID, seats, SEATS, deck, _DECK)
+    deck = check_table(ID, seats, SEATS, deck, _DECK, seed)
     rows = tuple(
         Row(starter=deck[seat], target=deck[2 + seat], chain=(), spaces=INITIAL_SPACES, wrong_guesses=())
         for seat in (0, 1)

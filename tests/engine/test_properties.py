@@ -53,7 +53,7 @@ def start(game_id: str, seed: int, seats: int) -> tuple[Game[Any, Any], Any, int
     game = GAMES[game_id]
     rng = random.Random(seed)
     options = game.parse_options({})
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    state = game.new_game(seats, options, seed=seed)
     return game, state, seats, rng
 
 
@@ -241,3 +241,18 @@ def test_apply_accepts_exactly_the_listed_actions(game_id: str, seats: int, seed
         assert game.dump_state(state) == frozen, "a refused action changed the state"
         seat = pick_actor(game, state, rng)
         state, _ = game.apply(state, seat, rng.choice([a for a in legal[seat] if a["type"] != "resign"]))
+
+
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
+@settings(deadline=None, max_examples=10)
+@given(seed=seeds)
+def test_a_game_without_a_deck_deals_the_seeds_shuffle(game_id: str, seats: int, seed: int) -> None:
+    """STYLE.md §2 "Chance": `new_game(..., deck=None)` deals the full deck shuffled by `random.Random(seed)`, so
+    every seat sees what the same deck sent by a client shows."""
+    game = GAMES[game_id]
+    options = game.parse_options({})
+    seeded = game.new_game(seats, options, seed=seed)
+    sent = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed=seed)
+    for viewer in [*range(seats), None]:
+        assert game.view(seeded, viewer) == game.view(sent, viewer)
+    assert game.cards_in_play(seeded) == game.cards_in_play(sent)

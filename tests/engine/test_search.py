@@ -39,7 +39,7 @@ def playout(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, list[
     """A game after up to `steps` uniform legal moves (no resign), with each seat's redacted history."""
     game = GAMES[game_id]
     options = game.parse_options({})
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    state = game.new_game(seats, options, seed=seed)
     rng = random.Random(seed)
     histories: list[list[Any]] = [[] for _ in range(seats)]
     version = 1
@@ -161,15 +161,15 @@ def test_svoi_koziri_same_view_different_hidden_cards() -> None:
     """Before the deal the whole deck is hidden (svoi_koziri.md §6.1); after it nothing is."""
     options = svoi_koziri.parse_options({})
     deck = svoi_koziri.full_deck(options)
-    first = svoi_koziri.new_game(2, options, shuffled(deck, 1), 1)
-    second = svoi_koziri.new_game(2, options, shuffled(deck, 2), 1)
+    first = svoi_koziri.new_game(2, options, shuffled(deck, 1), seed=1)
+    second = svoi_koziri.new_game(2, options, shuffled(deck, 2), seed=1)
     decide_in_both("svoi_koziri", first, second, 0)
 
 
 def test_tadmur_same_view_different_hidden_cards() -> None:
     """The opponent's target swapped with a card of its hand (tadmur.md §6.2: both hidden from seat 0)."""
     options = tadmur.parse_options({})
-    first = tadmur.new_game(2, options, shuffled(tadmur.full_deck(options), 5), 5)
+    first = tadmur.new_game(2, options, seed=5)
     row = first.rows[1]
     other = next(card for card in first.hands[1] if card.rank != row.target.rank)
     hand = tadmur.hand_order([row.target, *(card for card in first.hands[1] if card != other)])
@@ -185,10 +185,10 @@ def test_talmut_same_view_different_hidden_cards() -> None:
     """At the deal no seat knows a layout card (talmut.md §2.8): only the pile's top card is seen."""
     options = talmut.parse_options({})
     deck = list(talmut.full_deck(options))
-    first = talmut.new_game(3, options, deck, 1)
+    first = talmut.new_game(3, options, deck, seed=1)
     rest = deck[:12] + deck[13:]
     random.Random(3).shuffle(rest)
-    second = talmut.new_game(3, options, [*rest[:12], deck[12], *rest[12:]], 1)
+    second = talmut.new_game(3, options, [*rest[:12], deck[12], *rest[12:]], seed=1)
     decide_in_both("talmut", first, second, 0)
 
 

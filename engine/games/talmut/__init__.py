@@ -42,8 +42,7 @@ from dataclasses import replace
 
 from engine import serialize
 from engine.actions import ActionCheck, ActionShapes, ChoiceField, IntegerField, ObjectField
-from engine.cards import Card, shuffled
-from engine.errors import InvalidDeck, InvalidOptions
+from engine.cards import Card
 from engine.games.talmut import matching, powers, rounds
 from engine.games.talmut.matching import matchers
 from engine.games.talmut.powers import POWERS
@@ -67,6 +66,7 @@ from engine.games.talmut.state import (
     value,
 )
 from engine.games.talmut.views import hidden_from, view
+from engine.options import check_table
 from engine.protocol import JSON, Action, Capabilities, Event, Seat
 
 __all__ = [
@@ -106,28 +106,24 @@ OPTIONAL_ACTIONS = frozenset({"match", "withdraw"})
 # Creating states (talmut.md §2)
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> TalmutState:
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> TalmutState:
     """Deal round 1 from `deck` (top first), seat 0 playing first (talmut.md §2.5, §2.6).
 
-    The service deals `engine.cards.shuffled(full_deck, seed)` when the request has no `deck`, so a deck equal to
-    that shuffle marks a seeded game: its later rounds deal fresh shuffles and its stock rebuilds are shuffled.
-    Any other deck was sent by the client and is reused for every round, never shuffled (§2.7, §3.12, §7.20).
+    With `deck` None the game is seeded: round 1 deals the full deck shuffled by `seed`, later rounds deal fresh
+    shuffles and stock rebuilds are shuffled. A `deck` given (a client's) is reused for every round and never
+    shuffled (§2.7, §3.12, §7.20).
 
     Raises:
         InvalidOptions: `seats` is not 3..8.
         InvalidDeck: `deck` is not a permutation of the deck chosen by `deck_size`.
     """
-    if seats not in SEATS:
-        raise InvalidOptions(f"talmut is played by 3 to 8 seats, not {seats}")
-    deck = tuple(deck)
-    expected = full_deck(options)
-    if len(deck) != len(expected) or set(deck) != set(expected):
-        raise InvalidDeck(f"deck must be a permutation of the {len(expected)} cards of this game")
+    fixed_deck = deck is not None
+    deck = check_table(ID, seats, SEATS, deck, full_deck(options), seed)
     empty = TalmutState(
         options=options,
         seats=seats,
         deck=deck,
-        fixed_deck=deck != shuffled(expected, seed),
+        fixed_deck=fixed_deck,
         seed=seed,
         round=1,
         turn=0,

@@ -7,7 +7,6 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import shuffled
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import Action
@@ -19,7 +18,7 @@ DECK = durak.full_deck(OPTIONS)
 def playout(seed: int) -> list[tuple[DurakState, Action | None]]:
     """Every state of a random legal game (resigning rarely), each with the action that led to it."""
     rng = random.Random(seed)
-    state = durak.new_game(2, OPTIONS, shuffled(DECK, seed), seed)
+    state = durak.new_game(2, OPTIONS, seed=seed)
     states: list[tuple[DurakState, Action | None]] = [(state, None)]
     while durak.result(state) is None:
         assert len(states) <= 1000, "no result after 1000 actions"

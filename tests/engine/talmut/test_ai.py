@@ -7,7 +7,6 @@ import random
 from dataclasses import replace
 
 from engine.ai import choose_action
-from engine.cards import shuffled
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
 
@@ -78,7 +77,7 @@ def test_a_table_of_search_levels_finishes_its_round() -> None:
     """Three `medium` seats, target 1 (one round, talmut.md §5): the game ends; it once cycled call/withdraw and
     known-wrong matches for ever (found by a client's all-AI game, seed 5)."""
     options = talmut.parse_options({"target": 1, "match_pause_ms": 0})
-    state = talmut.with_ai_seats(talmut.new_game(3, options, shuffled(talmut.full_deck(options), 5), 5), range(3))
+    state = talmut.with_ai_seats(talmut.new_game(3, options, seed=5), range(3))
     rng = random.Random(5)
     for _ in range(600):
         if talmut.result(state) is not None:
