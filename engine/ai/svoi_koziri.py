@@ -11,7 +11,7 @@ from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
-from engine.games.svoi_koziri import SvoiKoziriState, parse_card
+from engine.games.svoi_koziri import Step, SvoiKoziriState, parse_card
 from engine.protocol import JSON, Action, Seat
 
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
@@ -100,7 +100,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
         rng.shuffle(deck)
         return SvoiKoziriState(
             deck=tuple(deck), trumps=trumps, sixes_passed=(None, None), hands=((), ()), pile=(),
-            step="choose_trump", turn=me, positions=(), reason=None, winner=None, seed=rng.randrange(2**31),
+            step=Step.CHOOSE_TRUMP, turn=me, positions=(), reason=None, winner=None, seed=rng.randrange(2**31),
         )
     replayed = _replay(view, history, rng)
     if replayed is not None:
@@ -112,7 +112,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     hands[me], hands[1 - me] = suit_then_rank(mine), suit_then_rank(theirs)
     return SvoiKoziriState(
         deck=(), trumps=trumps, sixes_passed=tuple(None if c is None else parse_card(c) for c in state["sixes_passed"]),
-        hands=tuple(hands), pile=pile, step=state["step"], turn=me, positions=(), reason=None, winner=None,
+        hands=tuple(hands), pile=pile, step=Step(state["step"]), turn=me, positions=(), reason=None, winner=None,
         seed=rng.randrange(2**31),
     )
 

@@ -16,6 +16,7 @@ from typing import Any
 from engine.ai.search import SearchHooks
 from engine.ai.view import SeatView
 from engine.games import talmut as talmut_game
+from engine.games.talmut import Phase, PowerKind
 from engine.protocol import JSON, Action
 
 OPTIONAL_CHANCE = 0.05
@@ -250,7 +251,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     if power is not None:
         peeked = power["peeked"]
         place = None if peeked is None else talmut_game.Place(peeked["seat"], peeked["position"])
-        power_state = talmut_game.Power(power["kind"], parse(power["card"]), place)
+        power_state = talmut_game.Power(PowerKind(power["kind"]), parse(power["card"]), place)
     window = state["window"]
     call = state["talmut"]
     call_state = None
@@ -282,7 +283,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
         seed=rng.randrange(2**31),
         round=state["round"],
         turn=state["turn"],
-        phase=state["phase"],
+        phase=Phase(state["phase"]),
         layouts=slots,
         stock=stock,
         discard=tuple(parse(code) for code in state["discard"]),
@@ -349,7 +350,7 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
     filled = [(worth(slot), position) for position, slot in enumerate(layout) if slot.card is not None]
     worst = max(filled) if filled else None
     phase = state.phase
-    if phase == "draw":
+    if phase == Phase.DRAW:
         known = all(seat in slot.seen_by for slot in layout if slot.card is not None)
         if known and sum(w for w, _ in filled) <= talmut_game.CALL_LIMIT and {"type": "call"} in legal:
             return seat, {"type": "call"}
@@ -358,12 +359,12 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
             return seat, {"type": "draw", "source": "discard"}
         source = "stock" if {"type": "draw", "source": "stock"} in legal else "discard"
         return seat, {"type": "draw", "source": source}
-    if phase == "decide":
+    if phase == Phase.DECIDE:
         assert state.drawn is not None
         if worst is not None and state.drawn.card.rank < worst[0]:
             return seat, {"type": "swap", "position": worst[1]}
         return seat, {"type": "discard"}
-    if phase == "power" and state.power is not None and state.power.kind != "caballo":
+    if phase == Phase.POWER and state.power is not None and state.power.kind != PowerKind.CABALLO:
         for position, slot in enumerate(layout):
             if slot.card is not None and seat not in slot.seen_by:
                 return seat, {"type": "peek", "seat": seat, "position": position}

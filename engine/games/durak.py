@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from engine import serialize
@@ -48,6 +49,14 @@ HAND_SIZE = 6
 """Cards a hand is refilled to, and the most attack cards a bout can hold (durak.md §3.5, §3.8)."""
 
 _DECK = FRENCH_36
+
+
+class Reason(StrEnum):
+    """Why a Durak game ended (durak.md §5.1): the `reason` of its result."""
+
+    DRAW = "draw"
+    DURAK = "durak"
+    RESIGN = "resign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +101,7 @@ class DurakState:
     first_attack_seat: Seat
     first_attack_card: Card | None
     trump_card_drawn_by: Seat | None
-    reason: str | None
+    reason: Reason | None
     loser: Seat | None
     seed: int
 
@@ -326,7 +335,7 @@ def cards_in_play(state: DurakState) -> list[Card]:
     A game that ended at a `done` still shows its last `table` (durak.md §6.4), but those cards already went to
     the discard pile or a hand, so they are counted there only.
     """
-    live_table = state.reason in (None, "resign")
+    live_table = state.reason in (None, Reason.RESIGN)
     table = [card for row in state.table if live_table for card in (row.attack, row.defense) if card is not None]
     return [*state.hands[0], *state.hands[1], *table, *state.stock, *state.discard]
 
@@ -474,7 +483,7 @@ def _end_bout(state: DurakState) -> tuple[DurakState, list[Event]]:
     if not stock and not all(hands):  # end check only here, after the refill (durak.md §3.10, §7.10)
         empty = [seat for seat in (0, 1) if not hands[seat]]
         loser = None if len(empty) == 2 else other_seat(empty[0])
-        new = replace(new, reason="draw" if loser is None else "durak", loser=loser)
+        new = replace(new, reason=Reason.DRAW if loser is None else Reason.DURAK, loser=loser)
         return new, [*events, _game_ended(new)]
     new = replace(
         new,
@@ -488,7 +497,7 @@ def _end_bout(state: DurakState) -> tuple[DurakState, list[Event]]:
 
 
 def _resign(state: DurakState, seat: Seat) -> tuple[DurakState, list[Event]]:
-    new = replace(state, reason="resign", loser=seat)
+    new = replace(state, reason=Reason.RESIGN, loser=seat)
     return new, [Event("resigned", {"seat": seat}), _game_ended(new)]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from engine import serialize
@@ -57,8 +58,30 @@ REPEATS_TO_DRAW = 3
 """A post-take position recorded this many times draws the game (svoi_koziri.md §3.9)."""
 _ACE = 14
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-_STEP_ACTIONS = {"choose_trump": {"choose_trump"}, "lead": {"lead"}, "respond": {"beat", "take"}, "play": {"play"}}
+
+
+class Step(StrEnum):
+    """What the seat to act does next (svoi_koziri.md §3.2): the view's `step`."""
+
+    CHOOSE_TRUMP = "choose_trump"
+    LEAD = "lead"
+    RESPOND = "respond"
+    PLAY = "play"
+
+
+_STEP_ACTIONS = {Step.CHOOSE_TRUMP: {"choose_trump"}, Step.LEAD: {"lead"}, Step.RESPOND: {"beat", "take"},
+                 Step.PLAY: {"play"}}
 """The action types (besides `resign`) each step allows (svoi_koziri.md §3.2, §4)."""
+
+
+class Reason(StrEnum):
+    """Why a Svoi Koziri game ended (svoi_koziri.md §5.1): the `reason` of its result."""
+
+    OUT_OF_CARDS = "out_of_cards"
+    DRAW = "draw"
+    REPETITION = "repetition"
+    RESIGN = "resign"
+
 
 Options = NoOptions
 """Svoi Koziri has no options; trumps are chosen in play, so `{"trumps": [...]}` is refused (§2.3, §8.12)."""
@@ -96,10 +119,10 @@ class SvoiKoziriState:
     sixes_passed: tuple[Card | None, ...]
     hands: Hands
     pile: tuple[Card, ...]
-    step: str | None
+    step: Step | None
     turn: Seat
     positions: tuple[str, ...]
-    reason: str | None
+    reason: Reason | None
     winner: Seat | None
     seed: int
 
@@ -131,7 +154,7 @@ def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *
         sixes_passed=(None, None),
         hands=((), ()),
         pile=(),
-        step="choose_trump",
+        step=Step.CHOOSE_TRUMP,
         turn=0,
         positions=(),
         reason=None,
@@ -170,7 +193,7 @@ def position(
         sixes_passed=(None, None),
         hands=(suit_then_rank(hands[0]), suit_then_rank(hands[1])),
         pile=tuple(pile),
-        step="respond" if pile else "lead",
+        step=Step.RESPOND if pile else Step.LEAD,
         turn=to_act,
         positions=(),
         reason=None,
@@ -211,14 +234,15 @@ def legal_actions(state: SvoiKoziriState, seat: Seat) -> list[Action]:
     if seat not in to_act(state):
         return []
     actions: list[Action]
-    if state.step == "choose_trump":
+    if state.step == Step.CHOOSE_TRUMP:
         taken = state.trumps[other_seat(seat)]
         actions = [{"type": "choose_trump", "suit": suit.letter} for suit in FRENCH_SUITS if suit != taken]
-    elif state.step == "respond":
+    elif state.step == Step.RESPOND:
         beating = _beating_cards(state, seat)
         actions = [{"type": "beat", "card": card.code} for card in beating] if beating else [{"type": "take"}]
     else:  # `lead` or `play`: any card of the hand (§3.3, §3.5)
-        actions = [{"type": state.step, "card": card.code} for card in state.hands[seat]]
+        assert state.step is not None
+        actions = [{"type": state.step.value, "card": card.code} for card in state.hands[seat]]
     actions.append({"type": "resign"})
     return actions
 
@@ -288,7 +312,7 @@ def apply(state: SvoiKoziriState, seat: Seat, action: Action) -> tuple[SvoiKozir
     parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
     if kind == "resign":
-        return _finish(state, "resign", winner=other_seat(seat), events=[Event("resigned", {"seat": seat})])
+        return _finish(state, Reason.RESIGN, winner=other_seat(seat), events=[Event("resigned", {"seat": seat})])
     if kind == "choose_trump":
         return _choose_trump(state, seat, _SUITS[parsed["suit"]])
     if kind == "take":
@@ -302,7 +326,8 @@ def _why_illegal(state: SvoiKoziriState, seat: Seat, parsed: dict[str, Any]) -> 
     Only for the message: `legal_actions` alone decides (svoi_koziri.md §4.2, §4.3).
     """
     kind = parsed["type"]
-    if kind not in _STEP_ACTIONS[state.step or ""]:
+    assert state.step is not None  # a game in play has a step
+    if kind not in _STEP_ACTIONS[state.step]:
         return f"the step is {state.step}: {_step_hint(state)}"
     if kind == "choose_trump":
         return f"{parsed['suit']} is your opponent's trump suit: choose another"
@@ -317,11 +342,13 @@ _check: ActionCheck[SvoiKoziriState] = ActionCheck(ACTIONS, parse_card, legal_ac
 
 
 def _step_hint(state: SvoiKoziriState) -> str:
-    if state.step == "respond":
+    if state.step == Step.RESPOND:
         return f"beat {state.pile[-1]} or, if you cannot, take"
-    return {"choose_trump": "choose a trump suit", "lead": "lead a card onto the empty pile"}.get(
-        state.step or "", "lay one more card after your beat"
-    )
+    if state.step == Step.CHOOSE_TRUMP:
+        return "choose a trump suit"
+    if state.step == Step.LEAD:
+        return "lead a card onto the empty pile"
+    return "lay one more card after your beat"
 
 
 def _choose_trump(state: SvoiKoziriState, seat: Seat, suit: Suit) -> tuple[SvoiKoziriState, list[Event]]:
@@ -348,7 +375,7 @@ def _deal(state: SvoiKoziriState, events: list[Event]) -> tuple[SvoiKoziriState,
         if six is not None:
             hands = add_cards(lay_card(hands, giver, six), other_seat(giver), [six], suit_then_rank)
     events.append(Event("sixes_passed", {"cards": codes(sixes)}))
-    new = replace(state, deck=(), hands=hands, sixes_passed=sixes, step="lead", turn=0)
+    new = replace(state, deck=(), hands=hands, sixes_passed=sixes, step=Step.LEAD, turn=0)
     return new, events
 
 
@@ -367,8 +394,8 @@ def _lay(state: SvoiKoziriState, seat: Seat, kind: str, card: Card) -> tuple[Svo
     if not hands[seat]:
         return _went_out(new, seat, [event])
     if kind == "beat":
-        return replace(new, step="play"), [event]
-    return replace(new, step="respond", turn=other_seat(seat)), [event]
+        return replace(new, step=Step.PLAY), [event]
+    return replace(new, step=Step.RESPOND, turn=other_seat(seat)), [event]
 
 
 def _went_out(state: SvoiKoziriState, seat: Seat, events: list[Event]) -> tuple[SvoiKoziriState, list[Event]]:
@@ -376,10 +403,10 @@ def _went_out(state: SvoiKoziriState, seat: Seat, events: list[Event]) -> tuple[
     opponent = other_seat(seat)
     last = state.hands[opponent]
     if not last:
-        return _finish(state, "draw", winner=None, events=events)
+        return _finish(state, Reason.DRAW, winner=None, events=events)
     if len(last) == 1 and beats(last[0], state.pile[-1], _own_trump(state, opponent)):
-        return replace(state, step="respond", turn=opponent), events
-    return _finish(state, "out_of_cards", winner=seat, events=events)
+        return replace(state, step=Step.RESPOND, turn=opponent), events
+    return _finish(state, Reason.OUT_OF_CARDS, winner=seat, events=events)
 
 
 def _take(state: SvoiKoziriState, seat: Seat) -> tuple[SvoiKoziriState, list[Event]]:
@@ -397,14 +424,14 @@ def _take(state: SvoiKoziriState, seat: Seat) -> tuple[SvoiKoziriState, list[Eve
         state,
         hands=add_cards(state.hands, seat, taken, suit_then_rank),
         pile=pile,
-        step="respond" if pile else "lead",
+        step=Step.RESPOND if pile else Step.LEAD,
         turn=other_seat(seat),
     )
     events = [Event("took", {"seat": seat, "cards": codes(taken)})]
     digest = _position_digest(new)
     new = replace(new, positions=(*new.positions, digest))
     if new.positions.count(digest) >= REPEATS_TO_DRAW:
-        return _finish(new, "repetition", winner=None, events=events)
+        return _finish(new, Reason.REPETITION, winner=None, events=events)
     return new, events
 
 
@@ -418,7 +445,7 @@ def _position_digest(state: SvoiKoziriState) -> str:
 
 
 def _finish(
-    state: SvoiKoziriState, reason: str, winner: Seat | None, events: list[Event]
+    state: SvoiKoziriState, reason: Reason, winner: Seat | None, events: list[Event]
 ) -> tuple[SvoiKoziriState, list[Event]]:
     new = replace(state, step=None, reason=reason, winner=winner)
     outcome = result(new)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from engine import serialize
@@ -62,6 +63,15 @@ describe_options = describe_no_options
 parse_options = no_options_parser(ID)
 
 _CYCLE = 13
+
+
+class Reason(StrEnum):
+    """Why a Tadmur game ended (tadmur.md §5.1): the `reason` of its result."""
+
+    CHAIN_COMPLETE = "chain_complete"
+    CORRECT_GUESS = "correct_guess"
+    STALEMATE = "stalemate"
+    RESIGN = "resign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +123,7 @@ class TadmurState:
     turn: Seat
     guessed_this_turn: bool
     idle_turns: int
-    reason: str | None
+    reason: Reason | None
     winner: Seat | None
     seed: int
 
@@ -323,7 +333,7 @@ def apply(state: TadmurState, seat: Seat, action: Action) -> tuple[TadmurState, 
     parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
     if kind == "resign":
-        new = replace(state, reason="resign", winner=other_seat(seat))
+        new = replace(state, reason=Reason.RESIGN, winner=other_seat(seat))
         return new, [Event("resigned", {"seat": seat}), _game_ended(new)]
     if kind == "place":
         return _place(state, seat, parsed["card"])
@@ -365,7 +375,7 @@ def _place(state: TadmurState, seat: Seat, card: Card) -> tuple[TadmurState, lis
     new = replace(state, rows=_with_row(state.rows, seat, new_row), hands=lay_card(state.hands, seat, card))
     events = [Event("placed", {"seat": seat, "card": card.code, "empty": new_row.empty})]
     if new_row.empty == 0:  # tadmur.md §3.5
-        new = replace(new, reason="chain_complete", winner=seat)
+        new = replace(new, reason=Reason.CHAIN_COMPLETE, winner=seat)
         return new, [*events, _game_ended(new)]
     return _next_turn(new, idle_turns=0), events
 
@@ -373,7 +383,7 @@ def _place(state: TadmurState, seat: Seat, card: Card) -> tuple[TadmurState, lis
 def _guess(state: TadmurState, seat: Seat, rank: str) -> tuple[TadmurState, list[Event]]:
     row = state.rows[seat]
     if state.rows[other_seat(seat)].target.rank_code == rank:  # tadmur.md §3.6: suit ignored (§7.2)
-        new = replace(state, reason="correct_guess", winner=seat)
+        new = replace(state, reason=Reason.CORRECT_GUESS, winner=seat)
         event = Event("guessed", {"seat": seat, "rank": rank, "correct": True, "spaces": row.spaces})
         return new, [event, _game_ended(new)]
     # The penalty lengthens the guesser's own row (§7.3); the same seat goes on with this turn.
@@ -387,7 +397,7 @@ def _pass(state: TadmurState, seat: Seat) -> tuple[TadmurState, list[Event]]:
     if state.guessed_this_turn:  # a turn with a wrong guess is not idle (§3.11, §7.10)
         return _next_turn(state, idle_turns=0), events
     if state.idle_turns == 1:
-        new = replace(state, reason="stalemate", winner=None)
+        new = replace(state, reason=Reason.STALEMATE, winner=None)
         return new, [*events, _game_ended(new)]
     return _next_turn(state, idle_turns=1), events
 

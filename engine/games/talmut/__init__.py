@@ -52,8 +52,11 @@ from engine.games.talmut.state import (
     Call,
     Drawn,
     Options,
+    Phase,
     Place,
     Power,
+    PowerKind,
+    Reason,
     RoundRecord,
     Slot,
     TalmutState,
@@ -71,10 +74,10 @@ from engine.protocol import JSON, Action, Capabilities, Event, Seat
 
 __all__ = [
     "ACTIONS", "CALL_LIMIT", "CAPABILITIES", "ID", "LAYOUT_SIZE", "OPTIONAL_ACTIONS", "POWERS", "SEATS", "TITLE",
-    "Call", "Drawn", "Options", "Place", "Power", "RoundRecord", "Slot", "TalmutState", "Window", "ai_delay_ms",
-    "apply", "cards_in_play", "describe_options", "dump_state", "full_deck", "hidden_from", "layout_total",
-    "legal_actions", "load_state", "new_game", "parse_card", "parse_options", "result", "seats_handed_to_ai",
-    "to_act", "value", "view", "with_ai_seats",
+    "Call", "Drawn", "Options", "Phase", "Place", "Power", "PowerKind", "Reason", "RoundRecord", "Slot", "TalmutState",
+    "Window", "ai_delay_ms", "apply", "cards_in_play", "describe_options", "dump_state", "full_deck", "hidden_from",
+    "layout_total", "legal_actions", "load_state", "new_game", "parse_card", "parse_options", "result",
+    "seats_handed_to_ai", "to_act", "value", "view", "with_ai_seats",
 ]
 
 ID = "talmut"
@@ -127,7 +130,7 @@ def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *
         seed=seed,
         round=1,
         turn=0,
-        phase="draw",
+        phase=Phase.DRAW,
         layouts=(),
         stock=(),
         discard=(),
@@ -182,7 +185,7 @@ def legal_actions(state: TalmutState, seat: Seat) -> list[Action]:
         return []
     actions: list[Action] = []
     if seat == state.turn:
-        in_power = state.phase in ("power", "exchange")
+        in_power = state.phase in (Phase.POWER, Phase.EXCHANGE)
         actions.extend(powers.power_actions(state) if in_power else rounds.turn_actions(state, seat))
     actions.extend(matching.match_actions(state, seat))
     if state.call is not None and state.call.caller == seat:
@@ -255,7 +258,7 @@ def _why_illegal(state: TalmutState, seat: Seat, action: Mapping[str, JSON]) -> 
         if state.call is not None:
             return "a call stands already"
         return "you withdrew a call: another seat must call first"
-    if kind == "draw" and state.phase == "draw":
+    if kind == "draw" and state.phase == Phase.DRAW:
         return "the stock is empty and the discard pile has one card"
     if kind in ("peek", "blind_swap", "exchange"):
         return f"{kind} is not one of the places you may choose now (phase {state.phase})"
@@ -293,7 +296,7 @@ def ai_delay_ms(state: TalmutState, seat: Seat) -> int:
     open, and a draw or a call, which closes it, makes it 0: so the wait, counted from the first state with it
     (engine/protocol.py), starts at the discard that opened the window.
     """
-    if state.window is not None and seat == state.turn and state.phase == "draw":
+    if state.window is not None and seat == state.turn and state.phase == Phase.DRAW:
         return state.options.match_pause_ms
     return 0
 

@@ -10,10 +10,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.games.talmut.rounds import end_turn
-from engine.games.talmut.state import Place, Power, TalmutState, everyone, holds_cards, place_json, places, set_slot
+from engine.games.talmut.state import (
+    Phase,
+    Place,
+    Power,
+    PowerKind,
+    TalmutState,
+    everyone,
+    holds_cards,
+    place_json,
+    places,
+    set_slot,
+)
 from engine.protocol import JSON, Action, Event, Seat
 
-POWERS = {10: "sota", 11: "caballo", 12: "rey"}
+POWERS = {10: PowerKind.SOTA, 11: PowerKind.CABALLO, 12: PowerKind.REY}
 """Rank -> the power it gives when drawn from the stock and discarded (talmut.md §3.4-§3.7)."""
 
 
@@ -27,23 +38,23 @@ def discard(state: TalmutState, seat: Seat) -> tuple[TalmutState, list[Event]]:
     new = replace(state, discard=(*state.discard, card), drawn=None)
     kind = POWERS.get(card.rank) if state.drawn.source == "stock" else None
     holders = [other for other in everyone(new) if holds_cards(new, other)]
-    if kind is not None and len(holders) < (2 if kind == "caballo" else 1):
+    if kind is not None and len(holders) < (2 if kind == PowerKind.CABALLO else 1):
         kind = None
     event = Event("discarded", {"seat": seat, "card": card.code, "power": kind})
     if kind is None:
         return end_turn(new, [event])
-    return replace(new, phase="power", power=Power(kind, card)), [event]
+    return replace(new, phase=Phase.POWER, power=Power(kind, card)), [event]
 
 
 def power_actions(state: TalmutState) -> list[Action]:
     """The turn seat's actions in phases `power` and `exchange`, in the order of talmut.md §4.2."""
     assert state.power is not None
     filled = places(state)
-    if state.phase == "exchange":  # the rey's second step: the peeked card with one of another seat (§3.7)
+    if state.phase == Phase.EXCHANGE:  # the rey's second step: the peeked card with one of another seat (§3.7)
         assert state.power.peeked is not None
         owner = state.power.peeked.seat
         actions: list[Action] = [{"type": "exchange", **place_json(place)} for place in filled if place.seat != owner]
-    elif state.power.kind == "caballo":  # two cards of two different seats (§3.6)
+    elif state.power.kind == PowerKind.CABALLO:  # two cards of two different seats (§3.6)
         actions = [
             {"type": "blind_swap", "a": place_json(a), "b": place_json(b)}
             for a in filled
@@ -65,8 +76,8 @@ def peek(state: TalmutState, seat: Seat, place: Place) -> tuple[TalmutState, lis
     new = replace(state, layouts=set_slot(state, place, replace(slot, seen_by=seen_by)))
     event = Event("peeked", {"seat": seat, "target": place_json(place)}, {seat: {"card": slot.card.code}})
     others_hold = any(holds_cards(new, other) for other in everyone(state) if other != place.seat)
-    if state.power.kind == "rey" and others_hold:
-        return replace(new, phase="exchange", power=replace(state.power, peeked=place)), [event]
+    if state.power.kind == PowerKind.REY and others_hold:
+        return replace(new, phase=Phase.EXCHANGE, power=replace(state.power, peeked=place)), [event]
     return end_turn(replace(new, power=None), [event])
 
 

@@ -17,7 +17,9 @@ from engine.games.talmut.state import (
     LAYOUT_SIZE,
     Call,
     Drawn,
+    Phase,
     Place,
+    Reason,
     RoundRecord,
     Slot,
     TalmutState,
@@ -55,7 +57,7 @@ def deal(state: TalmutState, round_number: int, deck: Sequence[Card]) -> TalmutS
         state,
         round=round_number,
         turn=first,
-        phase="draw",
+        phase=Phase.DRAW,
         layouts=tuple(tuple(layout) for layout in layouts),
         stock=tuple(deck[up + 1 :]),
         discard=(deck[up],),
@@ -75,13 +77,13 @@ def deal(state: TalmutState, round_number: int, deck: Sequence[Card]) -> TalmutS
 def turn_actions(state: TalmutState, seat: Seat) -> list[Action]:
     """The turn seat's actions in phases `draw` and `decide`, in the order of talmut.md §4.2."""
     actions: list[Action] = []
-    if state.phase == "draw":
+    if state.phase == Phase.DRAW:
         if state.stock or len(state.discard) >= 2:
             actions.append({"type": "draw", "source": "stock"})
         actions.append({"type": "draw", "source": "discard"})
         if state.call is None and state.call_barred != seat:
             actions.append({"type": "call"})
-    elif state.phase == "decide":
+    elif state.phase == Phase.DECIDE:
         actions.extend({"type": "swap", "position": position} for position in filled_positions(state, seat))
         actions.append({"type": "discard"})
     return actions
@@ -106,11 +108,11 @@ def draw(state: TalmutState, seat: Seat, source: str) -> tuple[TalmutState, list
     """§3.2: take the top card of the stock or of the discard pile; either closes the window (§3.9)."""
     if source == "discard":
         card = state.discard[-1]
-        new = replace(state, discard=state.discard[:-1], drawn=Drawn(source, card), phase="decide", window=None)
+        new = replace(state, discard=state.discard[:-1], drawn=Drawn(source, card), phase=Phase.DECIDE, window=None)
         return new, [Event("drew", {"seat": seat, "source": source, "card": card.code})]
     new, taken, events = take_from_stock(state)
     assert taken is not None  # listed only when a card can be had (§3.2)
-    new = replace(new, drawn=Drawn(source, taken), phase="decide", window=None)
+    new = replace(new, drawn=Drawn(source, taken), phase=Phase.DECIDE, window=None)
     return new, [*events, Event("drew", {"seat": seat, "source": source}, {seat: {"card": taken.code}})]
 
 
@@ -147,7 +149,7 @@ def end_turn(state: TalmutState, events: list[Event]) -> tuple[TalmutState, list
             return _end_round(state, events)
         state = replace(state, call=replace(state.call, last_turns=last_turns))
     window = Window(state.discard[-1].rank, turn)
-    return replace(state, turn=next_seat(turn, state.seats), phase="draw", window=window), events
+    return replace(state, turn=next_seat(turn, state.seats), phase=Phase.DRAW, window=window), events
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -159,7 +161,7 @@ def call(state: TalmutState, seat: Seat) -> tuple[TalmutState, list[Event]]:
     others = tuple(other for other in seats_from(next_seat(seat, state.seats), state.seats) if other != seat)
     standing = Call(caller=seat, last_turns=others, call_total=layout_total(state.layouts[seat]))
     # a call by another seat lifts the bar (§3.15); the barred seat cannot call, so any call lifts it
-    new = replace(state, call=standing, call_barred=None, window=None, turn=others[0], phase="draw")
+    new = replace(state, call=standing, call_barred=None, window=None, turn=others[0], phase=Phase.DRAW)
     return new, [Event("called", {"seat": seat})]
 
 
@@ -185,7 +187,7 @@ def resign(state: TalmutState, seat: Seat) -> tuple[TalmutState, list[Event]]:
     if len(standing) > 1 and not all(other in state.ai_seats for other in standing):
         return new, events
     # a drawn card stays where it is, unshown (§6.5): the round is neither scored nor revealed (§5.6)
-    finished = replace(new, turn=None, phase=None, window=None, reason="resign")
+    finished = replace(new, turn=None, phase=None, window=None, reason=Reason.RESIGN)
     return finished, [*events, _game_ended(finished)]
 
 
@@ -214,7 +216,7 @@ def _end_round(state: TalmutState, events: list[Event]) -> tuple[TalmutState, li
     scored = replace(state, totals=totals, history=(*state.history, record), window=None, call=None)
     events = [*events, Event("round_ended", {**round_json(record), "totals": by_seat(totals)})]
     if any(total >= state.options.target for total in totals):
-        finished = replace(scored, turn=None, phase=None, reason="target_reached")
+        finished = replace(scored, turn=None, phase=None, reason=Reason.TARGET_REACHED)
         return finished, [*events, _game_ended(finished)]
     next_round = state.round + 1
     deck = state.deck if state.fixed_deck else shuffled(state.deck, f"{state.seed}:deal:{next_round}")
@@ -233,7 +235,7 @@ def result(state: TalmutState) -> Result | None:
     standing = [seat for seat in range(state.seats) if seat not in state.resigned]
     lowest = min(state.totals[seat] for seat in standing)
     winners = tuple(seat for seat in standing if state.totals[seat] == lowest)
-    draw = state.reason == "target_reached" and len(winners) == state.seats
+    draw = state.reason == Reason.TARGET_REACHED and len(winners) == state.seats
     losers = () if draw else tuple(seat for seat in range(state.seats) if seat not in winners)
     scores = {"totals": by_seat(state.totals), "rounds": [round_json(record) for record in state.history]}
     return Result(winners=winners, losers=losers, draw=draw, scores=scores, reason=state.reason)

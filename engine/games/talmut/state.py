@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 from engine.cards import Card, code_map, spanish_deck
 from engine.errors import InvalidOptions
@@ -20,6 +21,37 @@ _RANKS = {40: (1, 2, 3, 4, 5, 6, 7, 10, 11, 12), 48: (1, 2, 3, 4, 5, 6, 7, 8, 9,
 _DECKS = {size: spanish_deck(ranks) for size, ranks in _RANKS.items()}
 _CARDS = code_map(_DECKS[48])
 _OPTION_RANGES = {"target": (1, 1000), "call_penalty": (0, 100), "match_pause_ms": (0, 10000)}
+
+
+class Phase(StrEnum):
+    """Where the turn seat is in its turn (talmut.md §3.1): the view's `phase`."""
+
+    DRAW = "draw"
+    """Draw from the stock or the discard pile, or call (§3.2)."""
+    DECIDE = "decide"
+    """Swap the drawn card into a position or discard it (§3.3)."""
+    POWER = "power"
+    """Use the discarded card's power or skip it (§3.4-§3.7)."""
+    EXCHANGE = "exchange"
+    """The rey's second step: exchange the peeked card or skip (§3.7)."""
+
+
+class PowerKind(StrEnum):
+    """The power a card drawn from the stock and discarded gives (talmut.md §3.4)."""
+
+    SOTA = "sota"
+    """10: look at one card (§3.5)."""
+    CABALLO = "caballo"
+    """11: blind swap of two cards of two seats (§3.6)."""
+    REY = "rey"
+    """12: look at one card, then exchange it (§3.7)."""
+
+
+class Reason(StrEnum):
+    """Why a Talmut game ended (talmut.md §5.5, §5.6): the `reason` of its result."""
+
+    TARGET_REACHED = "target_reached"
+    RESIGN = "resign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +92,7 @@ class Place:
 class Power:
     """A pending power (talmut.md §3.4): its kind, the discarded card that gave it, the rey's peeked place."""
 
-    kind: str
+    kind: PowerKind
     card: Card
     peeked: Place | None = None
 
@@ -131,7 +163,7 @@ class TalmutState:
     seed: int
     round: int
     turn: Seat | None
-    phase: str | None
+    phase: Phase | None
     layouts: tuple[tuple[Slot, ...], ...]
     stock: tuple[Card, ...]
     discard: tuple[Card, ...]
@@ -145,7 +177,7 @@ class TalmutState:
     reshuffles: int
     resigned: tuple[Seat, ...]
     ai_seats: tuple[Seat, ...]
-    reason: str | None
+    reason: Reason | None
 
     @property
     def dealer(self) -> Seat:

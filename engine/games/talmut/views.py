@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from engine.cards import Card
 from engine.games.talmut.rounds import by_seat, round_json
-from engine.games.talmut.state import Slot, TalmutState, place_json
+from engine.games.talmut.state import Phase, Reason, Slot, TalmutState, place_json
 from engine.protocol import JSON, Seat, View
 
 
 def _knows(state: TalmutState, slot: Slot, viewer: Seat | None) -> bool:
     """Whether `viewer` may see `slot`'s card: it knows it (§6.2), or the game ended at the target (§6.5)."""
-    if state.reason == "target_reached":
+    if state.reason == Reason.TARGET_REACHED:
         return True
     return viewer is not None and viewer in slot.seen_by
 
@@ -28,11 +28,11 @@ def view(state: TalmutState, seat: Seat | None) -> View:
     """
     viewer = seat if seat in range(state.seats) else None
     drawn = None
-    if state.drawn is not None and state.phase == "decide":
+    if state.drawn is not None and state.phase == Phase.DECIDE:
         shown = viewer == state.turn or state.drawn.source == "discard"
         drawn = {"source": state.drawn.source, "card": state.drawn.card.code if shown else None}
     power = None
-    if state.power is not None and state.phase in ("power", "exchange"):
+    if state.power is not None and state.phase in (Phase.POWER, Phase.EXCHANGE):
         peeked = None if state.power.peeked is None else place_json(state.power.peeked)
         power = {"kind": state.power.kind, "card": state.power.card.code, "peeked": peeked}
     layouts = [
