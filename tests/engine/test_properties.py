@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import CardField, ChoiceField, Field, IntegerField
-from engine.ai import LEVELS, SeatView, choose_action
+from engine.ai import LEVELS, choose_action, seat_view
 from engine.ai.search import BUDGETS
 from engine.cards import shuffled
 from engine.errors import IllegalAction, NotYourTurn
@@ -70,12 +70,6 @@ def pick_actor(game: Game[Any, Any], state: Any, rng: random.Random) -> Seat:
     if not required or (len(required) < len(listed) and rng.random() < OPTIONAL_CHANCE):
         return rng.choice([seat for seat in listed if seat not in required])
     return rng.choice(required)
-
-
-def seat_view(game_id: str, game: Game[Any, Any], state: Any, seat: int) -> SeatView:
-    """What an AI of `seat` gets: the JSON view, exactly as the API would send it."""
-    shown = json.loads(json.dumps(game.view(state, seat).state))
-    return {"game": game_id, "you": seat, "state": shown, "legal_actions": game.legal_actions(state, seat)}
 
 
 def check_step(game: Game[Any, Any], before: Any, after: Any, events: list[Event], seats: int) -> None:
@@ -156,7 +150,7 @@ def test_ai_levels_choose_legal_actions(game_id: str, seats: int, seed: int) -> 
         if game.result(state) is not None:
             return
         seat = pick_actor(game, state, rng)
-        view = seat_view(game_id, game, state, seat)
+        view = seat_view(game_id, state, seat)
         chosen: dict[str, Action | None] = {}
         for level in levels:
             if level in SEARCH_LEVELS and level != players[seat] and rng.random() > SEARCH_SAMPLE:
