@@ -28,7 +28,6 @@ CALL_ESTIMATE = 7.0
 WITHDRAW_ESTIMATE = 14.0
 """`easy` withdraws its call when cards pushed on it make its estimate this high."""
 
-_DECK_VALUES = {40: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12] * 4, 48: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] * 4}
 _OPTIONAL = {"match", "withdraw", "resign"}
 
 
@@ -67,9 +66,8 @@ class _Table:
         drawn = self.state["drawn"]
         if drawn is not None and drawn["card"] is not None:
             visible.append(drawn["card"])
-        held = sum(1 for layout in layouts for slot in layout["slots"] if not slot["empty"])
-        size = 48 if held + self.state["stock_size"] + len(self.state["discard"]) + (drawn is not None) > 40 else 40
-        unseen = list(_DECK_VALUES[size])
+        deck = talmut_game.full_deck(talmut_game.Options(**self.state["options"]))
+        unseen = [talmut_game.value(card) for card in deck]
         for code in visible:
             if _value(code) in unseen:
                 unseen.remove(_value(code))
@@ -212,17 +210,15 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
 
     The view already carries everything the seat knows (talmut.md §6.1: each layout card lists the seats that
     know it, and the view shows the ones this seat knows), so every card it does not see, in layouts, the stock
-    and a stock-drawn card, is dealt uniformly from the cards it has not seen. The history adds who resigned.
-    What no seat's view shows is set to defaults: `target` and `call_penalty` (the creation options), a standing
-    call's total (taken from the sampled layout), the seed and the reshuffle count.
+    and a stock-drawn card, is dealt uniformly from the cards it has not seen. The options are the view's, and the
+    history adds who resigned. What no seat's view shows is guessed: a standing call's total (taken from the
+    sampled layout), the seed and the reshuffle count.
     """
     state, me = view["state"], view["you"]
     parse = talmut_game.parse_card
     layouts = state["layouts"]
     drawn = state["drawn"]
-    held = sum(1 for layout in layouts for slot in layout["slots"] if not slot["empty"])
-    size = 48 if held + state["stock_size"] + len(state["discard"]) + (drawn is not None) > 40 else 40
-    options = talmut_game.Options(deck_size=size)
+    options = talmut_game.Options(**state["options"])
     deck = talmut_game.full_deck(options)
     visible = {slot["card"] for layout in layouts for slot in layout["slots"] if slot["card"] is not None}
     visible.update(state["discard"])

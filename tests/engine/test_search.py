@@ -241,7 +241,8 @@ def test_the_search_makes_the_recorded_choices() -> None:
     """For 24 recorded views (tables of `TABLES` and 8-seat Talmut, seeds 0-3, up to 60 random moves in), the
     search with seed `seed` and 40 iterations makes the move, the iteration count and the root visits recorded in
     `search_choices.json` by the code of f5e7a93: restructuring the search (issue 16) changed nothing it decides.
-    A change meant to make the AI play differently (issue 17) records the file anew, and says so.
+    A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut views
+    got the `options` their games had (the defaults) when views began to show them: the same choices follow.
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -6,6 +6,8 @@ pile (§6.3), the public rest (§6.4), never the stock order nor a standing call
 
 from __future__ import annotations
 
+import dataclasses
+
 from engine.cards import Card
 from engine.games.talmut.rounds import by_seat, round_json
 from engine.games.talmut.state import Phase, Reason, Slot, TalmutState, place_json
@@ -23,7 +25,8 @@ def view(state: TalmutState, seat: Seat | None) -> View:
     """What `seat` may see (None, or a number that is no seat: a spectator), as talmut.md §6.7 `state`.
 
     Layout cards only to seats in their `seen_by` (§6.2), the drawn card to the drawer or when it came from the
-    pile (§6.3), never `call_total` nor the stock order (§6.5). `seats[i]` is `{"hand_size": cards in the
+    pile (§6.3), never `call_total` nor the stock order (§6.5). `options` are the game's options (§2.3), which
+    every player knows: an AI reads the deck size and the target there. `seats[i]` is `{"hand_size": cards in the
     layout, "resigned": bool}`.
     """
     viewer = seat if seat in range(state.seats) else None
@@ -69,6 +72,7 @@ def view(state: TalmutState, seat: Seat | None) -> View:
         "call_barred": state.call_barred,
         "totals": by_seat(state.totals),
         "history": [round_json(record) for record in state.history],
+        "options": dataclasses.asdict(state.options),
     }
     seats = [
         {"hand_size": sum(slot.card is not None for slot in layout), "resigned": owner in state.resigned}

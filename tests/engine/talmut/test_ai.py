@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from engine.ai import choose_action, seat_view
+from engine.ai import DETERMINIZERS, choose_action, seat_view
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
 
@@ -84,3 +84,14 @@ def test_a_table_of_search_levels_finishes_its_round() -> None:
                                                 random.Random(rng.random()))))
         state, _ = talmut.apply(state, *move)
     assert talmut.result(state) is not None and talmut.result(state).reason == "target_reached"
+
+
+def test_the_search_samples_the_games_own_options_from_the_view() -> None:
+    """talmut.md §2.3: every player knows the options; the view shows them and the determinizer deals by them,
+    so a sample scores a false call with the game's `call_penalty` and ends it at its `target`."""
+    options = talmut.parse_options({"deck_size": 48, "target": 30, "call_penalty": 0, "match_pause_ms": 0})
+    state = talmut.new_game(4, options, seed=3)
+    view = seat_view("talmut", state, 0)
+    assert view["state"]["options"] == {"deck_size": 48, "target": 30, "call_penalty": 0, "match_pause_ms": 0}
+    sample = DETERMINIZERS["talmut"](view, [], random.Random(0))
+    assert sample.options == options and len(talmut.cards_in_play(sample)) == 48

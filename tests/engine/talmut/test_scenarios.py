@@ -122,8 +122,9 @@ def test_matching_penalty_cards_and_window_closing() -> None:
         ],
         "stock_size": 25, "discard": ["3C", "7C", "7E"], "window": {"rank": "7", "last_thrower": 2},
         "talmut": None, "call_barred": None, "totals": {"0": 0, "1": 0, "2": 0}, "history": [],
+        "options": {"deck_size": 40, "target": 50, "call_penalty": 5, "match_pause_ms": 1500},
     }
-    assert state_of(state, 1) == expected  # talmut.md §6.7
+    assert state_of(state, 1) == expected  # talmut.md §6.7, and the options of §2.3 every player knows
     assert talmut.legal_actions(state, 1) == legal(TURN_START + ", match 0-4" + RESIGN)
     state = play(state, "s0 match 3")
     assert state_of(state)["discard"] == ["3C", "7C", "7E", "7O"]
