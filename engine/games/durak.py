@@ -23,10 +23,11 @@ from enum import StrEnum
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionCheck, ActionShapes, CardField
+from engine.actions import ActionShapes, CardField
 from engine.beating import beats
 from engine.cards import FRENCH_36, Card, Suit, parse_french_36, suit_then_rank
 from engine.hands import hidden_hands, lay_card, missing_from_hand
+from engine.legality import ActionCheck
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
 from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat

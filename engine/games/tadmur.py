@@ -24,9 +24,10 @@ from enum import StrEnum
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionCheck, ActionShapes, CardField, ChoiceField
+from engine.actions import ActionShapes, CardField, ChoiceField
 from engine.cards import Card, code_map, french_deck
 from engine.hands import hidden_hands, lay_card, missing_from_hand
+from engine.legality import ActionCheck
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
 from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from engine import serialize
-from engine.actions import ActionCheck, ActionShapes, ChoiceField, IntegerField, ObjectField
+from engine.actions import ActionShapes, ChoiceField, IntegerField, ObjectField
 from engine.cards import Card
 from engine.games.talmut import matching, powers, rounds
 from engine.games.talmut.matching import matchers
@@ -69,6 +69,7 @@ from engine.games.talmut.state import (
     value,
 )
 from engine.games.talmut.views import hidden_from, view
+from engine.legality import ActionCheck
 from engine.options import check_table
 from engine.protocol import JSON, Action, Capabilities, Event, Seat
 
