@@ -67,6 +67,7 @@ class Players:
         self.base, self.args, self.session = base, args, session
         self.tally = Tally()
         self.rng = random.Random(1)
+        self.moves: set[asyncio.Task[Any]] = set()  # stream mode: moves under way, cancelled when the run ends
 
     async def request(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> tuple[int, Any]:
         """One request; returns (status, JSON body or None); transport errors count and return (0, None)."""
@@ -168,6 +169,8 @@ class Players:
                             # a move in its own task: the stream keeps being read meanwhile
                             game.thinking.add(seat)
                             task = asyncio.get_running_loop().create_task(self.move(game, seat, view))
+                            self.moves.add(task)
+                            task.add_done_callback(self.moves.discard)
                             task.add_done_callback(lambda _, seat=seat: game.thinking.discard(seat))
             except (TimeoutError, aiohttp.ClientError):
                 if self.tally.measuring:
@@ -250,9 +253,9 @@ async def run(url: str, players: int, args: argparse.Namespace) -> dict[str, Any
         crowd.tally.measuring = False
         cpu_used = server_cpu_seconds(url) - cpu_before
         rss_after = server_rss(url)
-        for task in tables:
+        for task in [*tables, *crowd.moves]:
             task.cancel()
-        await asyncio.gather(*tables, return_exceptions=True)
+        await asyncio.gather(*tables, *crowd.moves, return_exceptions=True)
     tally = crowd.tally
     return {
         "url": url, "players": players, "mode": args.mode,

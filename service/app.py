@@ -6,11 +6,11 @@ from typing import Any
 
 from flask import Flask
 
-from service import config, errors, logs, ratelimit
+from service import config, cors, docs, errors, logs, ratelimit
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
-from service.routes import games, health, metrics, rules
+from service.routes import games, health, metrics, rules, web
 from service.schemas.actions import register_action_components
 from service.store import GameStore
 from service.turns import make_queue
@@ -31,6 +31,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_action_components(api.spec)
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
+    docs.init_app(app)
+    cors.init_app(app)
+    app.register_blueprint(web.blp)  # the browser table: pages, not API operations, so not in the spec
     errors.register(app)
     logs.init_app(app)
     metrics.init_app(app)

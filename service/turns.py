@@ -152,7 +152,7 @@ def play(
     new_record.decoded = state
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
-    count_action(store.client, store.prefix, record.game, action["type"])
+    count_action(store.client, store.prefix, record.game, action["type"], notes)
     wake_ai(store, queue, new_record)
     return new_record
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from service.app import create_app
@@ -75,3 +76,84 @@ def test_actions_are_a_discriminated_one_of_per_game():
         for action_type, ref in union["discriminator"]["mapping"].items():
             variant = schemas[ref.rsplit("/", 1)[1]]
             assert variant["properties"]["type"]["enum"] == [action_type] and "type" in variant["required"]
+
+
+OPERATION_IDS = {
+    ("post", "/v1/games"): "createGame",
+    ("get", "/v1/games"): "listGames",
+    ("post", "/v1/games/{game_id}/seats"): "joinGame",
+    ("get", "/v1/games/{game_id}"): "getGame",
+    ("post", "/v1/games/{game_id}/actions"): "playAction",
+    ("get", "/v1/games/{game_id}/events"): "listEvents",
+    ("get", "/v1/games/{game_id}/stream"): "streamGame",
+    ("get", "/v1/rules"): "listRules",
+    ("get", "/v1/rules/{game}"): "getRules",
+    ("get", "/healthz"): "checkLiveness",
+    ("get", "/readyz"): "checkReadiness",
+    ("get", "/metrics"): "getMetrics",
+}
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch")
+
+
+def test_every_operation_has_a_short_stable_verb_first_id():
+    """Issue 20 §3: generated clients name their methods after these (`@blp.doc(operationId=...)` on each route)."""
+    spec = json.loads(SPEC.read_text())
+    ids = {
+        (method, path): operation.get("operationId")
+        for path, item in spec["paths"].items() for method, operation in item.items() if method != "parameters"
+    }
+    assert {key: ids.get(key) for key in OPERATION_IDS} == OPERATION_IDS
+    for key, operation_id in ids.items():
+        assert operation_id is not None, f"{key}: no operationId"
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", operation_id) and operation_id.startswith(VERBS), key
+    assert len(set(ids.values())) == len(ids)
+
+
+def camel(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.split("_"))
+
+
+def test_views_are_a_one_of_per_game_discriminated_by_game():
+    """Issue 20 §4: a view narrows by `game`: its `legal_actions` are that game's actions, its `state` that game's."""
+    from engine import GAMES
+
+    spec = json.loads(SPEC.read_text())
+    schemas, paths = spec["components"]["schemas"], spec["paths"]
+    for union, suffix in (("View", "View"), ("SeatedView", "SeatedView")):
+        mapping = {game_id: f"#/components/schemas/{camel(game_id)}{suffix}" for game_id in GAMES}
+        assert schemas[union]["discriminator"] == {"propertyName": "game", "mapping": mapping}
+        assert schemas[union]["oneOf"] == [{"$ref": ref} for ref in mapping.values()]
+        for game_id, ref in mapping.items():
+            variant = schemas[ref.rsplit("/", 1)[1]]
+            properties = variant["properties"]
+            assert properties["game"]["enum"] == [game_id] and "game" in variant["required"]
+            assert properties["legal_actions"]["items"] == {"$ref": f"#/components/schemas/{camel(game_id)}Action"}
+            state = properties["state"]["anyOf"][0]
+            assert state == {"$ref": f"#/components/schemas/{camel(game_id)}State"}
+            assert schemas[f"{camel(game_id)}State"]["properties"]
+        assert ("player_token" in schemas[f"Durak{suffix}"].get("properties", {})) is (union == "SeatedView")
+    view_ref = {"$ref": "#/components/schemas/View"}
+    assert paths["/v1/games/{game_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == view_ref
+    created = paths["/v1/games"]["post"]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert created == {"$ref": "#/components/schemas/SeatedView"}
+    body = paths["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"anyOf": [{"$ref": f"#/components/schemas/{camel(game_id)}Action"} for game_id in GAMES]}
+
+
+# How each popular client sees a 304: the README's "Nothing new yet" lists one line for each.
+CLIENTS_OF_A_304 = ("curl", "requests", "httpx", "fetch", "axios", "openapi-python-client", "openapi-fetch",
+                    "openapi-generator")
+
+
+def test_a_long_poll_s_304_is_documented_as_nothing_new_yet():
+    """Issue 20 §5: every client library shows a 304 its own way; the spec and README say it is the normal answer."""
+    spec = json.loads(SPEC.read_text())
+    not_modified = spec["paths"]["/v1/games/{game_id}"]["get"]["responses"]["304"]
+    assert "nothing new yet" in not_modified["description"] and "content" not in not_modified
+    assert set(not_modified["headers"]) == {"ETag"}
+    readme = (SPEC.parents[1] / "README.md").read_text()
+    section = readme.split("\n### Nothing new yet: 304\n", 1)[1].split("\n#", 1)[0]
+    lines = {client: [line for line in section.splitlines() if line.startswith(f"- {client}:")]
+             for client in CLIENTS_OF_A_304}
+    assert {client: len(found) for client, found in lines.items()} == dict.fromkeys(CLIENTS_OF_A_304, 1)
+    assert all("304" in found[0] or "None" in found[0] for found in lines.values())

@@ -24,6 +24,10 @@ from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
+    CREATE_GAME_EXAMPLE,
+    JOIN_EXAMPLE,
+    NOT_MODIFIED_HEADERS,
+    NOTHING_NEW,
     CreateGameSchema,
     EventListSchema,
     EventsQuerySchema,
@@ -60,18 +64,28 @@ RECONNECT_MILLISECONDS = 1000
 STREAM_EXAMPLE = (
     'retry: 1000\n\nid: 17\nevent: view\ndata: {"game_id": "9b2f4c0e", "version": 17, "status": "active"}\n\n'
 )
+# The schema of one event of the stream, as SSE-aware tools (schemathesis, linters) read a text/event-stream
+# schema; the text on the wire is STREAM_EXAMPLE's
+STREAM_EVENT = {
+    "type": "object",
+    "description": f"one event; on the wire: {STREAM_EXAMPLE!r}",
+    "example": {"id": "17", "event": "view", "data": '{"game_id": "9b2f4c0e", "version": 17, "status": "active"}'},
+    "properties": {
+        "event": {"type": "string", "enum": ["view"]},
+        "id": {"type": "string", "description": "the version", "example": "17"},
+        "data": {"type": "string", "description": "the view, as JSON (the View schema)"},
+        "retry": {"type": "integer", "description": "milliseconds before reconnecting", "example": 1000},
+    },
+}
 
 
 # OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
-VIEW_LINK = {"operationRef": "#/paths/~1v1~1games~1{game_id}/get", "parameters": {"game_id": "$response.body#/game_id"}}
+VIEW_LINK = {"operationId": "getGame", "parameters": {"game_id": "$response.body#/game_id"}}
 LINKS_OF_A_VIEW = {
     "ViewGame": VIEW_LINK,
-    "Events": {
-        "operationRef": "#/paths/~1v1~1games~1{game_id}~1events/get",
-        "parameters": {"game_id": "$response.body#/game_id"},
-    },
+    "Events": {"operationId": "listEvents", "parameters": {"game_id": "$response.body#/game_id"}},
     "PlayFirstLegalAction": {
-        "operationRef": "#/paths/~1v1~1games~1{game_id}~1actions/post",
+        "operationId": "playAction",
         "parameters": {"game_id": "$response.body#/game_id"},
         "requestBody": "$response.body#/legal_actions/0",
     },
@@ -104,7 +118,8 @@ def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> 
 class Games(MethodView):
     """Create games and list the lobby."""
 
-    @blp.arguments(CreateGameSchema)
+    @blp.doc(operationId="createGame")
+    @blp.arguments(CreateGameSchema, example=CREATE_GAME_EXAMPLE)
     @blp.response(201, SeatedViewSchema, headers={"Location": {
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
@@ -134,6 +149,7 @@ class Games(MethodView):
         response = {**view_of(record, creator), "player_token": token}
         return response, 201, {"Location": f"/v1/games/{record.game_id}"}
 
+    @blp.doc(operationId="listGames")
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     def get(self, query: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -170,7 +186,8 @@ class Games(MethodView):
 class Seats(MethodView):
     """Take a seat."""
 
-    @blp.arguments(JoinSchema)
+    @blp.doc(operationId="joinGame")
+    @blp.arguments(JoinSchema, example=JOIN_EXAMPLE)
     @blp.response(201, SeatedViewSchema)
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
@@ -210,12 +227,10 @@ class Seats(MethodView):
 class GameResource(MethodView):
     """One game as the viewer may see it."""
 
+    @blp.doc(operationId="getGame")
     @blp.arguments(ViewQuerySchema, location="query")
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
-    @blp.alt_response(
-        304, description="not modified: If-None-Match names the version, or no newer version came",
-        headers={"ETag": ETAG_HEADER},
-    )
+    @blp.alt_response(304, description=NOTHING_NEW, headers=NOT_MODIFIED_HEADERS)
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.arguments(ViewHeadersSchema, location="headers", as_kwargs=True)  # documents If-None-Match
@@ -224,7 +239,7 @@ class GameResource(MethodView):
         """View a game: your seat's view with a token, the spectator view without.
 
         The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
-        until the version exceeds N; if none came it answers 304.
+        until the version exceeds N; if none came it answers 304, the normal "nothing new yet": poll again.
         """
         after = query.get("after_version")
         record = services().records.load(game_id)
@@ -245,6 +260,7 @@ class GameResource(MethodView):
 class Stream(MethodView):
     """Push."""
 
+    @blp.doc(operationId="streamGame")
     @blp.arguments(StreamQuerySchema, location="query")
     @blp.arguments(StreamHeadersSchema, location="headers")
     @blp.alt_response(401, schema="Error", description="unauthorized")
@@ -255,7 +271,7 @@ class Stream(MethodView):
             200: {
                 "description": "Server-Sent Events: one `view` event per version (`id:` the version, `data:` the "
                 "view as JSON), comment lines to keep the connection open; ends after the finished view",
-                "content": {"text/event-stream": {"schema": {"type": "string", "example": STREAM_EXAMPLE}}},
+                "content": {"text/event-stream": {"schema": STREAM_EVENT}},
             },
         },
     )
@@ -314,6 +330,7 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
 class Actions(MethodView):
     """Play."""
 
+    @blp.doc(operationId="playAction")
     @blp.doc(requestBody=action_request_body())
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
     @blp.alt_response(401, schema="Error", description="unauthorized")
@@ -391,13 +408,17 @@ class Actions(MethodView):
 class Events(MethodView):
     """History."""
 
+    @blp.doc(operationId="listEvents")
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventListSchema)
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.doc(security=[{}, {"bearer": []}])
     def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
-        """The game's events after version `after`, redacted for the viewer."""
+        """The game's events after version `after`, redacted for the viewer.
+
+        Oldest first, each `{version, type, ...}`; a seat sees its own private fields, a spectator only public ones.
+        """
         record = services().records.load(game_id)
         seat = viewer_seat(record)
         stored_events = services().store.events(game_id)

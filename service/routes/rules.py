@@ -15,7 +15,11 @@ blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="The game
 
 
 def describe(game_id: str) -> dict[str, Any]:
-    """The rules entry of one game: id, title, seat counts, options with defaults, action types, AI levels."""
+    """The rules entry of one game: id, title, seat counts, options with defaults, action types, AI levels.
+
+    `rules` names the developers' specification in the project; `rules_page` is the players' rules page this
+    server serves (service/routes/web.py), in four languages.
+    """
     game = GAMES[game_id]
     return {
         "id": game.ID,
@@ -25,6 +29,7 @@ def describe(game_id: str) -> dict[str, Any]:
         "action_types": list(game.ACTIONS),
         "ai_levels": list(LEVELS[game_id]),
         "rules": f"shared/rules/{game_id}.md",
+        "rules_page": f"/rules/{game_id}",
     }
 
 
@@ -32,9 +37,13 @@ def describe(game_id: str) -> dict[str, Any]:
 class RulesList(MethodView):
     """The games offered."""
 
+    @blp.doc(operationId="listRules")
     @blp.response(200, RulesSchema(many=True))
     def get(self):  # type: ignore[no-untyped-def]
-        """List the games offered."""
+        """List the games offered.
+
+        Each with its seat counts, options and their defaults, action types and AI levels, sorted by id.
+        """
         return [describe(game_id) for game_id in sorted(GAMES)]
 
 
@@ -42,10 +51,14 @@ class RulesList(MethodView):
 class Rules(MethodView):
     """One game's rules entry."""
 
+    @blp.doc(operationId="getRules")
     @blp.response(200, RulesSchema)
     @blp.alt_response(404, schema="Error", description="unknown_game")
     def get(self, game: str):  # type: ignore[no-untyped-def]
-        """Describe one game: seats, options, action types, AI levels."""
+        """Describe one game: seats, options, action types, AI levels.
+
+        `ai_levels` are the values a seat's `level` may take when creating a game; 404 `unknown_game` otherwise.
+        """
         if game not in GAMES:
             abort(404, message=f"no game called {game!r}", error="unknown_game")
         return describe(game)

@@ -7,8 +7,11 @@ from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from service.schemas.actions import any_action
+from engine import GAMES
+from service.schemas.actions import ACTION_SCHEMAS
+from service.schemas.states import STATE_SCHEMAS
 from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
@@ -43,7 +46,9 @@ class SeatSpecSchema(ma.Schema):
 
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
     name = name_field()
-    level = fields.String(metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}"})
+    level = fields.String(
+        metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}", "example": "easy"}
+    )
 
 
 class CreateGameSchema(ma.Schema):
@@ -51,7 +56,10 @@ class CreateGameSchema(ma.Schema):
 
     game = fields.String(required=True, metadata={"example": "durak"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=8))
-    options = fields.Dict(keys=fields.String(), load_default=dict)
+    options = fields.Dict(
+        keys=fields.String(), load_default=dict,
+        metadata={"description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults", "example": {}},
+    )
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -61,15 +69,26 @@ class CreateGameSchema(ma.Schema):
     )
     seed = fields.Integer(
         strict=True,
-        validate=validate.Range(min=0, max=2**63 - 1), metadata={"description": "makes the shuffle reproducible"}
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={"description": "makes the shuffle reproducible (above 2^53 JavaScript clients lose digits)",
+                  "example": 42},
     )
+
+
+# Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
+CREATE_GAME_EXAMPLE = {
+    "game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], "seed": 42,
+}
 
 
 class JoinSchema(ma.Schema):
     """Take an open human seat (the lowest open one unless `seat` is given)."""
 
     name = name_field(required=True)
-    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7))
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7), metadata={"example": 1})
+
+
+JOIN_EXAMPLE = {"name": "Bob"}
 
 
 class SeatViewSchema(ma.Schema):
@@ -99,36 +118,75 @@ class ResultSchema(ma.Schema):
     reason = fields.String(required=True, metadata={"example": "durak"})
 
 
-class ViewSchema(ma.Schema):
-    """A game as one viewer (a seat, or a spectator) may see it."""
+class GameViewSchema(ma.Schema):
+    """What the views of every game share; `game_views` adds the game's own `legal_actions` and `state`."""
 
     game_id = fields.String(required=True)
-    game = fields.String(required=True)
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     you = fields.Integer(allow_none=True, required=True, metadata={"description": "your seat; null: spectator"})
     seats = fields.List(fields.Nested(SeatViewSchema), required=True)
     to_act = fields.List(fields.Integer(), required=True)
     pending_ai = fields.List(fields.Integer(), required=True)
-    legal_actions = fields.List(
-        fields.Raw(metadata=any_action()),
-        required=True,
-        metadata={"description": "each the exact body to POST to /actions"},
-    )
-    state = fields.Raw(
-        allow_none=True, required=True, metadata={"type": "object", "description": "game-specific table"}
-    )
     result = fields.Nested(ResultSchema, allow_none=True, required=True)
 
 
-class SeatedViewSchema(ViewSchema):
-    """The view for a new seat, with the seat's secret token (shown once)."""
+PLAYER_TOKEN = fields.String(
+    required=True,
+    allow_none=True,
+    metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
+)
 
-    player_token = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
-    )
+
+def _game_views(game_id: str) -> tuple[type[ma.Schema], type[ma.Schema]]:
+    """`<Game>ViewSchema` and `<Game>SeatedViewSchema` (the view with the new seat's token) of one game."""
+    camel = "".join(part.capitalize() for part in game_id.split("_"))
+    view = type(f"{camel}ViewSchema", (GameViewSchema,), {
+        "__doc__": f"A {game_id} game as one viewer (a seat, or a spectator) may see it.",
+        "game": fields.String(required=True, validate=validate.OneOf([game_id]), metadata={"example": game_id}),
+        "legal_actions": fields.List(
+            fields.Nested(ACTION_SCHEMAS[game_id]), required=True,
+            metadata={"description": "each the exact body to POST to /actions"},
+        ),
+        "state": fields.Nested(
+            STATE_SCHEMAS[game_id], allow_none=True, required=True,
+            metadata={"description": "the table; null while the game is waiting for players"},
+        ),
+    })
+    seated = type(f"{camel}SeatedViewSchema", (view,), {
+        "__doc__": f"The view of a {game_id} game for a new seat, with the seat's secret token (shown once).",
+        "player_token": PLAYER_TOKEN,
+    })
+    return view, seated
+
+
+_VIEWS = {game_id: _game_views(game_id) for game_id in sorted(GAMES)}
+
+
+class ViewSchema(OneOfSchema):
+    """A game as one viewer (a seat, or a spectator) may see it: one schema per game, told apart by `game`."""
+
+    type_field = "game"
+    type_field_remove = False
+    # instances, not classes: marshmallow-oneofschema builds a class's instance (and its nested schemas) anew on
+    # every dump, which cost more than the rest of a GET
+    type_schemas = {game_id: views[0]() for game_id, views in _VIEWS.items()}
+
+    def get_obj_type(self, obj: dict[str, Any]) -> str:
+        """The game of the view being sent."""
+        return obj["game"]
+
+    def dump(self, obj: Any, *, many: bool | None = None, **kwargs: Any) -> Any:
+        """The view as sent; `{}` for the empty body of a 304, which flask-smorest passes through the schema too."""
+        if obj == "":
+            return {}
+        return super().dump(obj, many=many, **kwargs)
+
+
+class SeatedViewSchema(ViewSchema):
+    """The view for a new seat, with the seat's secret token (shown once): one schema per game, by `game`."""
+
+    type_schemas = {game_id: views[1]() for game_id, views in _VIEWS.items()}
 
 
 class GameSummarySchema(ma.Schema):
@@ -163,6 +221,16 @@ class ViewQuerySchema(ma.Schema):
 
     after_version = fields.Integer(validate=validate.Range(min=0))
     wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30))
+
+
+NOTHING_NEW = (
+    "not modified: nothing new yet. The normal answer of a long-poll when no version above `after_version` came "
+    "within `wait` seconds, or of a GET whose If-None-Match names the current version; no body. Keep your view and "
+    "poll again. README \"Nothing new yet: 304\" shows how clients see it."
+)
+NOT_MODIFIED_HEADERS = {
+    "ETag": {"description": "the version you already have, quoted", "schema": {"type": "string", "example": '"17"'}},
+}
 
 
 class ViewHeadersSchema(ma.Schema):
@@ -219,4 +287,11 @@ class RulesSchema(ma.Schema):
     options = fields.Dict(required=True)
     action_types = fields.List(fields.String(), required=True)
     ai_levels = fields.List(fields.String(), required=True)
-    rules = fields.String(required=True, metadata={"description": "where the full rules are"})
+    rules = fields.String(
+        required=True, metadata={"description": "the specification's file in the Cardroom project (not served)"}
+    )
+    rules_page = fields.String(
+        required=True,
+        metadata={"description": "the players' rules page on this server (`?lang=en|ru|es|ta`)",
+                  "example": "/rules/durak"},
+    )

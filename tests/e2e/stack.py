@@ -51,11 +51,13 @@ class Stack:
 
 
 def start_stack(
-    app: str = "service.wsgi:app", with_worker: bool = True, label: str = "e2e", ready_path: str = "/readyz"
+    app: str = "service.wsgi:app", with_worker: bool = True, label: str = "e2e", ready_path: str = "/readyz",
+    settings: dict[str, str] | None = None,
 ) -> Stack:
     """Start gunicorn with `-c python:service.gunicorn_conf` (2 workers) serving `app`, plus `python -m worker`.
 
-    Output goes to temp files (`Stack.logs`). Waits until `ready_path` answers 200.
+    `settings` are more environment variables for both (e.g. `CORS_ORIGINS`). Output goes to temp files
+    (`Stack.logs`). Waits until `ready_path` answers 200.
 
     Raises:
         RuntimeError: a process died or the app was not ready within 30 s (the message holds the logs).
@@ -75,6 +77,7 @@ def start_stack(
         RQ_QUEUE=stack.queue,
         CARDROOM_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="2",
+        **(settings or {}),
     )
     log_dir = Path(tempfile.mkdtemp(prefix=f"cardroom-{unique}-"))
     commands = {"gunicorn": [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", app]}

@@ -1,0 +1,87 @@
+// Tadmur (shared/rules/tadmur.md): both rows (starter, placed chain, empty spaces, face-down target), the hand,
+// guessing the rank of the other target, passing.
+
+import { t } from "../i18n.js";
+import { area, buttons, cards, element, plate, scoreTable } from "./parts.js";
+
+function row(ui, view, seat) {
+  const data = view.state.rows[seat];
+  const nodes = [ui.card(data.starter, { label: t("tadmur.starter", { card: ui.cardName(data.starter) }) })];
+  for (const code of data.chain) nodes.push(ui.card(code));
+  for (let index = 0; index < data.empty; index += 1) {
+    const space = element("span", "card space");
+    space.setAttribute("role", "img");
+    space.setAttribute("aria-label", t("tadmur.space"));
+    nodes.push(space);
+  }
+  const mine = seat === view.you && view.status === "active";
+  if (data.target) {
+    const label = mine ? t("tadmur.your_target", { card: ui.cardName(data.target) })
+      : t("tadmur.target", { card: ui.cardName(data.target) });
+    const target = ui.card(data.target, { label });
+    target.classList.add("target", ...(mine ? ["secret"] : []));
+    nodes.push(target);
+  } else {
+    const target = ui.back(t("tadmur.target_hidden"));
+    target.classList.add("target");
+    nodes.push(target);
+  }
+  const details = [t("tadmur.empty", { count: data.empty })];
+  if (data.wrong_guesses.length) details.push(t("tadmur.wrong", { ranks: data.wrong_guesses.map(rankName).join(", ") }));
+  return element("div", `seat ${seat === (view.you ?? 0) ? "bottom" : "top"}`,
+    plate(ui, seat, ...details), cards("row", nodes, t("tadmur.row_of", { name: ui.seatName(seat) })));
+}
+
+function rankName(rank) {
+  return t(`card.french.rank.${rank}`);
+}
+
+export default {
+  deck: "french",
+
+  render(view, ui) {
+    const state = view.state;
+    const you = view.you === null ? 0 : view.you;
+    const board = element("div", "board tadmur", row(ui, view, 1 - you));
+    const notes = [];
+    if (state.guessing_locked) notes.push(t("tadmur.locked"));
+    if (state.guessed_this_turn) notes.push(t("tadmur.guessed"));
+    board.append(element("div", "centre", ...notes.map((note) => element("p", "note", note))));
+    board.append(row(ui, view, you));
+    const guesses = ui.actions("guess").map((action) =>
+      ui.button(action, t("tadmur.guess", { rank: rankName(action.rank) }),
+        element("span", "rank", t(`card.french.short.${action.rank}`))));
+    if (guesses.length) board.append(area("guesses", t("tadmur.guess_title"), buttons(...guesses)));
+    if (state.hand) {
+      const hand = cards("hand", state.hand.map((code) => {
+        const action = ui.actions("place").find((legal) => legal.card === code);
+        return action ? ui.card(code, { action, label: t("tadmur.place", { card: ui.cardName(code) }) }) : ui.card(code);
+      }), t("hand.of", { name: ui.seatName(you) }));
+      const passes = ui.actions("pass").map((action) => ui.button(action, t("tadmur.pass")));
+      board.append(area("own-hand", t("hand.yours"), hand, buttons(...passes)));
+    }
+    return board;
+  },
+
+  turnSeat(view) {
+    return view.state ? view.state.turn : null;
+  },
+
+  describe(event, said, ui) {
+    switch (event.type) {
+      case "placed": return said("log.tadmur.placed", { card: ui.short(event.card), count: event.empty });
+      case "guessed": return said(event.correct ? "log.tadmur.guessed_right" : "log.tadmur.guessed_wrong",
+        { rank: rankName(event.rank) });
+      case "passed": return said("log.tadmur.passed");
+      default: return null;
+    }
+  },
+
+  scores(view, ui) {
+    return scoreTable(ui, view.result.scores);
+  },
+
+  revealed() {
+    return null; // both targets are face up on the rows once the game is over
+  },
+};
