@@ -4,9 +4,9 @@ Each function, `create_game` included, loads nothing itself beyond what it is gi
 function, then makes one write (`GameStore.create`, or the compare-and-set `GameStore.save`), and enqueues the next
 AI turn. A rejection raises before any write.
 
-Two optional game-module hooks (engine/protocol.py "Optional hooks") let the rules, not the service, decide:
+Two of a game's optional capabilities (`engine.protocol.Capabilities`) let the rules, not the service, decide:
 `seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
-waits before closing Talmut's matching window); games without them behave as before.
+waits before closing Talmut's matching window); their defaults hand over no seat and never wait.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished, NotYourTurn
 from engine.ai import LEVELS
-from engine.cards import parse_deck, shuffled
-from engine.protocol import Action, Event
+from engine.cards import parse_deck
+from engine.protocol import Action, Event, capabilities
 from service import clocks
 from service.config import lifetimes
 from service.metrics import count_action
@@ -104,11 +104,9 @@ def create_game(
             raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
     full_deck = game.full_deck(parsed_options)
     seed = secrets.randbits(63) if seed is None else seed
-    cards = parse_deck(deck, full_deck) if deck is not None else shuffled(full_deck, seed)
-    state = game.new_game(len(seats), parsed_options, cards, seed)
-    tell_ai_seats = getattr(game, "with_ai_seats", None)  # optional hook (engine/protocol.py)
-    if tell_ai_seats is not None:
-        state = tell_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
+    cards = parse_deck(deck, full_deck) if deck is not None else None
+    state = game.new_game(len(seats), parsed_options, cards, seed=seed)
+    state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
     record = GameRecord(
         game_id=uuid.uuid4().hex,
         game=game.ID,
@@ -193,14 +191,13 @@ def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
 
 
 def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
-    """`record.seats` after the rules handed seats to an AI, per the game's optional `seats_handed_to_ai(state)`.
+    """`record.seats` after the rules handed seats to an AI, per the game's `seats_handed_to_ai(state)` capability.
 
     E.g. a resigned Talmut seat plays on at `easy` (talmut.md §3.17): it becomes `kind` "ai" at that level and
     keeps its name and token (its player may still watch it).
     """
-    handed = getattr(GAMES[record.game], "seats_handed_to_ai", None)
     seats = [dataclasses.replace(entry) for entry in record.seats]
-    for seat, level in (handed(state) if handed is not None else {}).items():
+    for seat, level in capabilities(GAMES[record.game]).seats_handed_to_ai(state).items():
         seats[seat].kind, seats[seat].level = "ai", level
     return seats
 
@@ -222,16 +219,14 @@ def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, 
     """When the AI delay of each seat at `state`, the game's state after `record`, began: the next record's field.
 
     Returns `{seat number as a string: Unix time in seconds}`, e.g. `{"1": 1764500000.25}`: one entry per seat
-    whose optional `ai_delay_ms(state, seat)` is > 0, holding the time kept in `record` if the seat's delay was
+    whose `ai_delay_ms(state, seat)` capability is > 0, holding the time kept in `record` if the seat's delay was
     already running there (`record` has entries only for such seats), else `now`. A wait thus counts from the
     version that began it, as talmut.md §3.18 asks (from the discard that opened the window): were it counted
     from the latest version, every match (§3.10, §3.11) would restart it and repeated matches could put off the
     AI's draw for ever. The hook's contract (engine/protocol.py) makes consecutive versions with a delay for a
     seat one wait. Human seats count too, so a turn seat that resigns (§3.17) hands its AI the running pause.
     """
-    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
-    if delay_of is None:
-        return {}
+    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     return {
         str(seat): record.ai_delays_since.get(str(seat), now)
         for seat in range(len(record.seats))
@@ -252,7 +247,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
 
     `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
-    A seat the game asks to wait (its optional `ai_delay_ms(state, seat)` > 0, e.g. Talmut's `match_pause_ms`
+    A seat the game asks to wait (its `ai_delay_ms(state, seat)` capability > 0, e.g. Talmut's `match_pause_ms`
     before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_at`; the
     worker runs `with_scheduler=True`), so no web or worker process ever sleeps. The wait counts from when it
     began (`record.ai_delays_since`; from now when the record has no entry for the seat), so a job for a later
@@ -261,12 +256,12 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     polls once a second, so the due time is rounded up to a whole second: the wait is never shorter than asked
     (fair to the humans who may match) and at most about two seconds longer.
     """
-    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
+    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
-    state = record.engine_state() if seats and delay_of is not None else None
+    state = record.engine_state() if seats else None
     now = time.time()
     for seat in seats:
-        delay_ms = delay_of(state, seat) if delay_of is not None else 0
+        delay_ms = delay_of(state, seat)
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
         enqueue_once(
             queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
