@@ -18,14 +18,16 @@ import secrets
 import time
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 
 import redis
 from rq import Callback, Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
-from engine import GAMES, GameFinished, NotYourTurn
+from engine import GAMES, GameFinished
 from engine.ai import LEVELS
 from engine.cards import parse_deck
 from engine.protocol import Action, Event, capabilities
@@ -44,7 +46,10 @@ AI_JOB_TIMEOUT_SECONDS = 60
 AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
 """The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
 log = logging.getLogger(__name__)
-_PENDING = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+
+
+class GameNotStarted(Exception):
+    """An action sent to a game that is still waiting for players (shared/API.md errors: 409 game_not_started)."""
 
 
 def make_queue(store: GameStore, name: str) -> Queue:
@@ -123,7 +128,7 @@ def create_game(
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
-    enqueue_ai_turns(store, queue, record)
+    wake_ai(store, queue, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
     clocks.schedule_timeouts(queue, store.prefix, record)
     return record
 
@@ -145,14 +150,15 @@ def play(
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
-        NotYourTurn: the game is waiting for players, or `seat` may not act now.
+        GameNotStarted: the game is waiting for players (409).
+        NotYourTurn: `seat` may not act now.
         IllegalAction: the rules forbid `action` now.
         VersionConflict: another write landed first; nothing was changed.
     """
     if record.status == "finished":
         raise GameFinished("the game is finished")
     if record.status == "waiting":
-        raise NotYourTurn("the game has not started: human seats are still open")
+        raise GameNotStarted("the game has not started: human seats are still open")
     game = GAMES[record.game]
     # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
     # a millisecond or two (an 8-seat Talmut table at most ~5 ms to decode); AI searches run in RQ workers only
@@ -277,18 +283,37 @@ def _ai_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
         return None
 
 
-def job_is_live(job: Job, stale_seconds: float) -> bool:
-    """Whether someone will still run `job`: it waits in the queue (or the scheduler), or a live worker runs it.
+def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
+    """Whether someone will still run `job`, an AI turn of `queue`, whatever state a dead worker left it in.
 
-    A started job is live while its worker marks it (RQ's job heartbeat, every `AI_JOB_HEARTBEAT_SECONDS`): one
-    not marked for `stale_seconds` was left by a worker that died (SIGKILL, lost machine). RQ itself only notices
-    that after the job timeout plus a minute, at its next registry cleaning (every 10 minutes).
+    - started: while its worker marks it (RQ's job heartbeat, every `AI_JOB_HEARTBEAT_SECONDS`); one not marked
+      for `stale_seconds` was left by a worker that died (SIGKILL, lost machine). RQ itself notices that only
+      after the job timeout plus a minute, at its next registry cleaning (every 10 minutes).
+    - queued: while it waits in the queue. A worker's dequeue moves it to RQ's intermediate list, still
+      "queued", until the work horse starts it a few milliseconds later; a worker that dies in between (or loses
+      Redis right after the dequeue) leaves it there for ever. So a queued job in no queue is live only until it
+      is `stale_seconds` old (counted from `enqueued_at`: a job that waited longer in the queue and is met in
+      those milliseconds may run twice, and the version check makes the second run a no-op).
+    - scheduled (a delay such as Talmut's match pause): until `stale_seconds` past its due time, by when RQ's
+      scheduler should have queued it; the worker holding the scheduler's lock may have died.
+    - finished, failed, stopped, canceled, or anything else: not live.
     """
     status = job.get_status(refresh=False)
+
+    def age(moment: datetime | None) -> float:
+        return math.inf if moment is None else (rq_now() - moment).total_seconds()
+
     if status == JobStatus.STARTED:
-        beat = job.last_heartbeat or job.started_at
-        return beat is not None and (rq_now() - beat).total_seconds() < stale_seconds
-    return status in _PENDING
+        return age(job.last_heartbeat or job.started_at) < stale_seconds
+    if status == JobStatus.QUEUED:
+        return queue.get_job_position(job.id) is not None or age(job.enqueued_at) < stale_seconds
+    if status == JobStatus.SCHEDULED:
+        try:
+            due = ScheduledJobRegistry(queue=queue).get_scheduled_time(job)
+        except NoSuchJobError:
+            return False
+        return age(due) < stale_seconds
+    return status == JobStatus.DEFERRED
 
 
 def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
@@ -300,7 +325,7 @@ def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = N
     pending = []
     for seat in ai_seats_to_act(record):
         job = _ai_job(queue, record, seat)
-        if job is not None and job_is_live(job, stale):
+        if job is not None and job_is_live(job, queue, stale):
             pending.append(seat)
     return pending
 
@@ -323,7 +348,7 @@ def revive_ai_turns(
         if _optional_only(record, seat):
             continue
         job = _ai_job(queue, record, seat)
-        if job is not None and (job.get_status(refresh=False) == JobStatus.FINISHED or job_is_live(job, stale)):
+        if job is not None and (job.get_status(refresh=False) == JobStatus.FINISHED or job_is_live(job, queue, stale)):
             continue
         name = store.revive_key(record.game_id, record.version, seat)
         if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):
@@ -334,6 +359,9 @@ def revive_ai_turns(
                     record.version, seat, "missing" if job is None else job.get_status(refresh=False))
         if job is not None:
             job.delete()
+            # a job a dead worker took stays in RQ's intermediate list, where RQ's own cleaning would later fail
+            # the new job of the same id
+            store.client.lrem(queue.intermediate_queue_key, 0, job.id)
         enqueue_ai_turns(store, queue, record, only=[seat])
         revived.append(seat)
     return revived
