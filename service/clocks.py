@@ -28,6 +28,7 @@ from typing import Any, Literal
 from rq import Queue
 
 from engine import GAMES
+from engine.protocol import capabilities
 from service.scheduling import enqueue_once
 from service.store import GameRecord
 
@@ -68,11 +69,11 @@ def config_of(record: GameRecord) -> ClockConfig | None:
 def must_act(record: GameRecord, seat: int) -> bool:
     """Whether the game waits for `seat`: it has a legal action other than `resign` and the optional ones.
 
-    A seat listed in `to_act` only for a game's `OPTIONAL_ACTIONS` (talmut.md §4.1: a match nobody waits for)
-    need not act.
+    A seat listed in `to_act` only for its game's optional actions (`capabilities(game).optional_actions`;
+    talmut.md §4.1: a match nobody waits for) need not act.
     """
     game = GAMES[record.game]
-    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
+    optional = {"resign", *capabilities(game).optional_actions}
     return any(action["type"] not in optional for action in game.legal_actions(record.engine_state(), seat))
 
 

@@ -16,6 +16,7 @@ def from_environment() -> dict[str, Any]:
         "KEY_PREFIX": os.environ.get("KEY_PREFIX", "cardroom"),
         "RQ_QUEUE": os.environ.get("RQ_QUEUE", "cardroom"),
         "IDEMPOTENCY_TTL_SECONDS": int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 * 3600))),
+        "REDIS_EVICTION_ALLOWED": eviction_allowed(),
         **lifetimes(),
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024))),
         # Rate limits (flask-limiter syntax, e.g. "600/minute;50/second"), counted in Redis across processes.
@@ -60,6 +61,14 @@ def cors_origins(text: str) -> list[str] | str:
     return [origin.strip() for origin in text.split(",") if origin.strip()]
 
 
+def eviction_allowed() -> bool:
+    """Whether `REDIS_EVICTION_ALLOWED=1`: run on a Redis whose `maxmemory-policy` may evict game keys.
+
+    By default such a Redis is refused (service/store.py `check_eviction_policy`).
+    """
+    return os.environ.get("REDIS_EVICTION_ALLOWED", "0") == "1"
+
+
 def max_waiters() -> int:
     """Clients one web process lets wait at once (`MAX_WAITERS`, default 10,000; README "Limits and lifetimes").
 
@@ -68,30 +77,40 @@ def max_waiters() -> int:
     return int(os.environ.get("MAX_WAITERS", "10000"))
 
 
-def redis_client(url: str, **overrides: object):  # noqa: ANN201 - redis.Redis, imported lazily by its callers
+def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):  # noqa: ANN201 - redis.Redis
     """A bytes (non-decoding) redis-py client for `url`, shared by the store and RQ (rq#1188).
 
-    Short socket timeouts make an unreachable Redis fail fast as 503 rather than hang a request. The pool holds at
-    most `REDIS_MAX_CONNECTIONS` (default 64) connections: a request beyond them waits for a free one (up to the
-    socket timeout), so the connections of a process never grow with its clients. `overrides` replace these
-    settings (`pubsub_client`). `REDIS_PASSWORD`, when set, is the password (e.g. from a Kubernetes Secret of its
-    own), used unless the URL holds one; a `rediss://` URL is TLS, with `?ssl_ca_certs=/path/ca.crt` for a private
-    CA (README "Deploy with Helm").
+    For the web server (`wait_out_outages` false), short socket timeouts make an unreachable Redis fail fast as
+    503 rather than hang a request. An RQ worker (`wait_out_outages` true) has nobody to answer: every command
+    waits out an outage of any length instead (a refused or dropped connection, a timeout, Redis loading its data
+    after a restart, or Redis out of memory), retried with a backoff of up to `OUTAGE_BACKOFF_CAP_SECONDS`, so RQ's
+    own loop, which quits on any Redis error while it runs a job, never sees one (README "Limits and lifetimes").
+    The pool holds at most `REDIS_MAX_CONNECTIONS` (default 64) connections: a request beyond them waits for a
+    free one (up to the socket timeout), so the connections of a process never grow with its clients.
+    `overrides` replace these settings (`pubsub_client`). `REDIS_PASSWORD`, when set, is the password (e.g. from
+    a Kubernetes Secret of its own), used unless the URL holds one; a `rediss://` URL is TLS, with
+    `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm").
     """
     import redis
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
+    from service.store import UntilRedisAnswers
+
     socket_timeout = float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2"))
+    if wait_out_outages:
+        retry: Retry = UntilRedisAnswers(OUTAGE_BACKOFF_CAP_SECONDS)
+    else:
+        # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
+        # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after
+        # a timeout, so a server that stopped answering costs one socket timeout, not several.
+        retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
     settings: dict[str, object] = {
         "socket_timeout": socket_timeout,
         "socket_connect_timeout": float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
         "health_check_interval": 30,
         "password": os.environ.get("REDIS_PASSWORD") or None,
-        # redis-py 8 retries a failed command 3 times with backoff by default: an outage would then take
-        # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after
-        # a timeout, so a server that stopped answering costs one socket timeout, not several.
-        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+        "retry": retry,
         "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "64")),
         "timeout": socket_timeout,  # waiting for a free connection of the pool
         **overrides,
@@ -110,6 +129,11 @@ def pubsub_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily like
     from redis.retry import Retry
 
     return redis_client(url, health_check_interval=0, retry=Retry(NoBackoff(), 0), max_connections=2)
+
+
+OUTAGE_BACKOFF_CAP_SECONDS = 1.0
+"""The longest pause between two tries of a worker's Redis command during an outage: it resumes within about a
+second of Redis coming back, and a refused connection costs Redis nothing."""
 
 
 def lifetimes() -> dict[str, Any]:

@@ -15,8 +15,8 @@ from flask import Flask
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
 from service.rematch import NotFinished, SeatTaken
-from service.store import GameNotFound, VersionConflict
-from service.turns import InvalidSetup, UnknownGame
+from service.store import GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
+from service.turns import GameNotStarted, InvalidSetup, UnknownGame
 
 STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     IllegalAction: 422,
@@ -28,6 +28,8 @@ STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
 
 # `Retry-After` of a 503 `store_unavailable`: Redis restarts or fails over within seconds.
 RETRY_AFTER_SECONDS = 1
+# `Retry-After` of a 503 `store_full`: memory comes back as games expire or an operator adds some, not at once.
+STORE_FULL_RETRY_AFTER_SECONDS = 10
 
 # The `error` of an HTTP error raised without one (routing, webargs validation, body size).
 DEFAULT_ERROR_CODES = {
@@ -36,9 +38,11 @@ DEFAULT_ERROR_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "payload_too_large",
-    415: "invalid_request",
+    414: "invalid_request",
+    415: "unsupported_media_type",
     422: "invalid_request",
     429: "rate_limited",
+    431: "invalid_request",
 }
 
 
@@ -48,7 +52,7 @@ def envelope(status: int, error: str, message: str, **extra: Any) -> dict[str, A
 
 
 def register(app: Flask) -> None:
-    """Register the handlers of engine errors, store errors and Redis outages on `app`."""
+    """Register the handlers of engine errors, store errors, Redis outages and a full Redis on `app`."""
 
     @app.errorhandler(GameError)
     def game_error(error: GameError):  # type: ignore[no-untyped-def]
@@ -58,6 +62,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(GameNotFound)
     def game_not_found(error: GameNotFound):  # type: ignore[no-untyped-def]
         return envelope(404, "game_not_found", f"no game {error}"), 404
+
+    @app.errorhandler(GameNotStarted)
+    def game_not_started(error: GameNotStarted):  # type: ignore[no-untyped-def]
+        return envelope(409, "game_not_started", str(error)), 409
 
     @app.errorhandler(UnknownGame)
     def unknown_game(error: UnknownGame):  # type: ignore[no-untyped-def]
@@ -89,3 +97,15 @@ def register(app: Flask) -> None:
     def store_unavailable(error: redis.RedisError):  # type: ignore[no-untyped-def]
         body = envelope(503, "store_unavailable", "the game store is unreachable: nothing was changed")
         return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}
+
+    @app.errorhandler(redis.ResponseError)  # OutOfMemoryError, and an OOM inside a Lua script (`is_out_of_memory`)
+    def store_full(error: redis.ResponseError):  # type: ignore[no-untyped-def]
+        if not is_out_of_memory(error):
+            raise error  # any other error reply is a bug: 500, as for any unhandled exception
+        # maxmemory with noeviction: Redis refuses every write, each atomic (service/store.py), so none is half done
+        body = envelope(503, "store_full", "the game store is out of memory: nothing was changed; retry later")
+        return body, 503, {"Retry-After": str(STORE_FULL_RETRY_AFTER_SECONDS)}
+
+    @app.errorhandler(UnsafeEviction)
+    def unsafe_eviction(error: UnsafeEviction):  # type: ignore[no-untyped-def]
+        return envelope(503, "store_unavailable", str(error)), 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}

@@ -29,6 +29,7 @@ from service.store import GameStore
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 RATE_LIMITED = "RATE_LIMITED"
 PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
 UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")  # as service/ratelimit.py
 
 
@@ -116,8 +117,9 @@ class CardroomApi(Api):
         """flask-smorest's response components, plus `STORE_UNAVAILABLE` (503 with `Retry-After`)."""
         super()._register_responses()
         self.spec.components.response(STORE_UNAVAILABLE, {
-            "description": "store_unavailable: Redis is unreachable and nothing was changed; or server_busy (a "
-            "long-poll or stream): too many clients wait in this process. Retry after `Retry-After`",
+            "description": "store_unavailable: Redis is unreachable, or store_full: Redis is out of memory; nothing "
+            "was changed. Or server_busy (a long-poll or stream): too many clients wait in this process. Retry "
+            "after `Retry-After`",
             "headers": {"Retry-After": {
                 "description": "seconds to wait before retrying", "schema": {"type": "integer", "example": 1},
             }},
@@ -134,15 +136,19 @@ class CardroomApi(Api):
             "description": "payload_too_large: the body exceeds the size limit (64 KiB by default)",
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         })
+        self.spec.components.response(UNSUPPORTED_MEDIA_TYPE, {
+            "description": "unsupported_media_type: a body not sent as `Content-Type: application/json`",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        })
 
     def register_blueprint(self, blp, *, parameters=None, **options):  # type: ignore[no-untyped-def]
         """Register `blp`, then document 503 `store_unavailable` on each of its operations that uses Redis.
 
         Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down).
-        Also 429 `rate_limited` on every rate-limited path and 413 on every body. An operation that declares no
-        `security` (`@blp.doc(security=...)`) is public: it gets `security: []`, which says so to linters and
-        generators instead of leaving it unsaid. apispec has no public way to amend an operation, so this edits the
-        dict `spec.to_dict()` returns, which is the spec's own.
+        Also 429 `rate_limited` on every rate-limited path, and 413 and 415 on every body (service/limits.py). An
+        operation that declares no `security` (`@blp.doc(security=...)`) is public: it gets `security: []`, which
+        says so to linters and generators instead of leaving it unsaid. apispec has no public way to amend an
+        operation, so this edits the dict `spec.to_dict()` returns, which is the spec's own.
         """
         super().register_blueprint(blp, parameters=parameters, **options)
         for path, operations in self.spec.to_dict()["paths"].items():
@@ -160,6 +166,7 @@ class CardroomApi(Api):
                     operation["responses"]["429"] = {"$ref": f"#/components/responses/{RATE_LIMITED}"}
                 if method in {"post", "put", "patch"}:
                     operation["responses"]["413"] = {"$ref": f"#/components/responses/{PAYLOAD_TOO_LARGE}"}
+                    operation["responses"]["415"] = {"$ref": f"#/components/responses/{UNSUPPORTED_MEDIA_TYPE}"}
 
     def handle_http_exception(self, error):  # type: ignore[no-untyped-def]
         """Render an HTTP error (from `abort(status, message=..., error=...)`, routing or webargs)."""

@@ -29,6 +29,11 @@ worker_connections = max_waiters() + 2000
 # A connection that does not complete a request within this many seconds is closed (gevent's timeout around each
 # request read): a client sending byte by byte, or an idle keep-alive connection, holds its greenlet no longer.
 keepalive = 5
+# gunicorn answers a request beyond these limits itself, in HTML; set above the app's own (service/limits.py:
+# 4094, 100, 8190), so that the app answers the usual excess with the JSON error envelope.
+limit_request_line = 8190
+limit_request_fields = 200
+limit_request_field_size = 16380
 timeout = 60
 # Long-polls and streams are answered at once on shutdown (service/gunicorn_worker.py): what is left is requests
 # in flight, which take milliseconds.

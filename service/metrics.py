@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -111,7 +112,7 @@ class RedisGameCollector:
             pipe.hgetall(ai_decision_key(self.prefix))
             pipe.hgetall(ai_fallbacks_key(self.prefix))
             for game in self.games:
-                pipe.zcard(f"{self.prefix}:index:active:{game}")
+                pipe.zcount(f"{self.prefix}:index:active:{game}", time.time(), "+inf")  # scored by expiry
             actions, decisions, fallbacks, *active = pipe.execute()
 
         applied = CounterMetricFamily(

@@ -6,28 +6,33 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py)
 - `<prefix>:{<id>}:seen`   hash: seat -> Unix time of its last authenticated request (presence, `touch_seen`)
-- `<prefix>:index:<status>` sorted set of game ids by creation time, for the lobby
-- `<prefix>:index:<status>:<game>` the same per game (the `cardroom_active_games` metric)
+- `<prefix>:index:<status>` sorted set of game ids, each scored by the Unix time its keys expire, for the lobby
+- `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
 
 A game's `game` and `events` keys expire after its idle time (waiting, active) or retention time (finished),
-renewed by every write (`GameStore.ttl_of`); the indexes drop an expired game when they next meet it.
+renewed by every write (`GameStore.ttl_of`), which re-scores the game in the indexes. Scored by expiry, the
+indexes keep the most recently written games first and the expired ones last, below the current time: a lobby
+page stops there without reading them, and the worker's sweep drops them (`prune_indexes`).
 
 Flask-free: the RQ worker imports it too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import hmac
 import json
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +78,82 @@ class VersionConflict(Exception):
 
 class GameNotFound(Exception):
     """No game with that id (never created, or expired)."""
+
+
+class UnsafeEviction(Exception):
+    """Redis's `maxmemory-policy` may evict game keys (README "Running in production"): `check_eviction_policy`."""
+
+
+SAFE_EVICTION_POLICY = "noeviction"
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether `error` is Redis refusing a write for lack of memory (`maxmemory` reached under `noeviction`).
+
+    redis-py raises OutOfMemoryError for a refused command, but a plain ResponseError when the command ran inside a
+    Lua script, as the store's compare-and-set and the rate limiter's counters do (Redis 6: "Error running script
+    ... -OOM command not allowed when used memory > 'maxmemory'").
+    """
+    return isinstance(error, redis.exceptions.OutOfMemoryError) or (
+        isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
+    )
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full."""
+    return isinstance(error, redis.ConnectionError | redis.TimeoutError) or is_out_of_memory(error)
+
+
+class UntilRedisAnswers(Retry):
+    """redis-py's retry policy, retrying a command for as long as Redis is out (`is_outage`) and no other error.
+
+    Between tries it pauses as `ExponentialWithJitterBackoff` says, at most `cap_seconds` (the RQ worker's client,
+    service/config.py `redis_client`). Once `stop_waiting` was called in a process (a worker told to stop), no
+    error is retried there any more: the worker stops instead of waiting for a Redis that may never come back.
+    """
+
+    _stopped = False
+
+    @classmethod
+    def stop_waiting(cls) -> None:
+        """From now on, in this process, let every error through (also in a retry loop under way)."""
+        cls._stopped = True
+
+    @classmethod
+    def stopped_waiting(cls) -> bool:
+        """Whether `stop_waiting` was called in this process."""
+        return cls._stopped
+
+    def __init__(self, cap_seconds: float) -> None:
+        super().__init__(ExponentialWithJitterBackoff(cap=cap_seconds, base=0.05), -1,
+                         (redis.ConnectionError, redis.TimeoutError, redis.ResponseError))
+
+    def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):  # type: ignore[no-untyped-def]
+        """Retry's own, with only outages retryable (and only those `is_retryable` allows, if redis-py gives one)."""
+        def retryable(error: Exception) -> bool:
+            return not self._stopped and is_outage(error) and (is_retryable is None or is_retryable(error))
+
+        return super().call_with_retry(do, fail, retryable, with_failure_count)
+
+
+def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
+    """Redis's `maxmemory-policy` (from INFO, which managed services that hide CONFIG still answer).
+
+    Every policy but `noeviction` may evict game keys when memory runs out, the `volatile-*` ones too (every key
+    of a game has a lifetime), and a game would then vanish without a trace, seconds after its 201.
+
+    Raises:
+        UnsafeEviction: the policy is not `noeviction` and `allowed` (`REDIS_EVICTION_ALLOWED`) is false.
+        redis.RedisError: Redis did not answer.
+    """
+    policy = client.info("memory").get("maxmemory_policy", SAFE_EVICTION_POLICY)
+    if policy != SAFE_EVICTION_POLICY and not allowed:
+        raise UnsafeEviction(
+            f"Redis's maxmemory-policy is {policy}: when memory runs out it may evict game keys and games would "
+            f"silently vanish. Set maxmemory-policy {SAFE_EVICTION_POLICY} (README \"Running in production\"), or "
+            "REDIS_EVICTION_ALLOWED=1 to run anyway."
+        )
+    return policy
 
 
 @dataclass
@@ -243,7 +324,15 @@ class GameStore:
             created, *_ = pipe.execute()
         if not created:
             raise VersionConflict(record.game_id)
-        self._index(record)
+        try:
+            self._index(record)
+        except redis.RedisError:
+            # e.g. memory ran out between the two writes: take the game back (deleting is allowed when Redis is
+            # full) so that the error means "nothing was changed"
+            with contextlib.suppress(redis.RedisError):
+                self.client.delete(key, self._key(record.game_id, "events"))
+                self.forget(record.game_id)
+            raise
 
     def load(self, game_id: str, known: GameRecord | None = None) -> GameRecord:
         """The game's current record; `known`, a record of it read before, is returned if it is still current.
@@ -314,45 +403,95 @@ class GameStore:
         """Seat -> Unix time of its last recorded request (`touch_seen`); seats never seen are absent."""
         seen = cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "seen")))
         return {int(seat): float(moment) for seat, moment in seen.items()}
+    def index_key(self, status: str, game: str | None = None) -> str:
+        """The sorted set of the games with `status` (and of `game`, if given), scored by expiry time."""
+        return f"{self.prefix}:index:{status}" if game is None else f"{self.prefix}:index:{status}:{game}"
 
     def _index(self, record: GameRecord) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
-        # because the lobby re-reads each record.
+        # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
+        expires = time.time() + self.ttl_of(record)
         with self.client.pipeline(transaction=False) as pipe:
             for status in STATUSES:
-                # by status (the lobby), and by status and game (`cardroom_active_games`, service/metrics.py)
-                for index in (f"{self.prefix}:index:{status}", f"{self.prefix}:index:{status}:{record.game}"):
+                for index in (self.index_key(status), self.index_key(status, record.game)):
                     if status == record.status:
-                        pipe.zadd(index, {record.game_id: record.created_at})
+                        pipe.zadd(index, {record.game_id: expires})
                     else:
                         pipe.zrem(index, record.game_id)
             pipe.execute()
+
+    def prune_indexes(self, batch: int = 500) -> int:
+        """Drop expired games from every index, at most `batch` per index; returns how many entries were dropped.
+
+        An entry past its score is checked against its game's remaining lifetime first: a game whose index write
+        was lost (an outage right after the move) lives on, and is scored again from its own TTL.
+        """
+        from engine import GAMES
+
+        now = time.time()
+        dropped = 0
+        for index in [self.index_key(status, game) for status in STATUSES for game in (None, *GAMES)]:
+            ids = cast(list[bytes], self.client.zrangebyscore(index, "-inf", now, start=0, num=batch))
+            if not ids:
+                continue
+            with self.client.pipeline(transaction=False) as pipe:
+                for game_id in ids:
+                    pipe.pttl(self._key(game_id.decode(), "game"))
+                lifetimes = pipe.execute()
+            gone = [game_id for game_id, left in zip(ids, lifetimes, strict=True) if left < 0]
+            alive = {game_id: now + left / 1000 for game_id, left in zip(ids, lifetimes, strict=True) if left >= 0}
+            with self.client.pipeline(transaction=False) as pipe:
+                if gone:
+                    pipe.zrem(index, *gone)
+                if alive:
+                    pipe.zadd(index, alive)
+                pipe.execute()
+            dropped += len(gone)
+        return dropped
+
+    def check_writable(self) -> None:
+        """Write one short-lived key: raises redis.exceptions.OutOfMemoryError when Redis is full (`/readyz`)."""
+        self.client.set(f"{self.prefix}:writable", 1, ex=60)
 
     def events(self, game_id: str) -> list[dict[str, Any]]:
         """All stored events of the game, oldest first."""
         return [json.loads(item) for item in self.client.lrange(self._key(game_id, "events"), 0, -1)]
 
-    def listing(self, status: str, offset: int, limit: int) -> Iterator[GameRecord]:
-        """Records of games with `status`, newest first, skipping `offset` (games that expired are skipped)."""
-        index = f"{self.prefix}:index:{status}"
+    def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
+        """Up to `limit` records of games with `status` (and of `game`) after the first `offset`; more to come?
+
+        Most recently written first. O(limit) whatever the number of games or the offset: one range by rank of the
+        index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
+        first entry past its expiry time, as all below it are too. An entry whose game is gone (expired since) or
+        has another status (an index write lost to an outage) is put right and skipped; a private game is skipped.
+        """
+        index = self.index_key(status, game)
+        now = time.time()
+        records: list[GameRecord] = []
         position = offset
-        while True:
-            ids = cast(list[bytes], self.client.zrevrange(index, position, position + limit - 1))
-            if not ids:
-                return
-            for game_id in ids:
-                try:
-                    record = self.load(game_id.decode())
-                except GameNotFound:
-                    self.forget(game_id.decode())  # expired: the index heals itself
-                    position -= 1
-                    continue
-                if record.status != status:  # an index write lost to an outage: put it right
+        while len(records) <= limit:
+            entries = cast(list[tuple[bytes, float]],
+                           self.client.zrevrange(index, position, position + limit, withscores=True))
+            live = [game_id.decode() for game_id, expires in entries if expires > now]
+            with self.client.pipeline(transaction=False) as pipe:
+                for game_id in live:
+                    pipe.hget(self._key(game_id, "game"), "record")
+                texts = pipe.execute()
+            for game_id, text in zip(live, texts, strict=True):
+                record = None if text is None else GameRecord.from_json(text)
+                if record is None:
+                    self.forget(game_id)  # expired a moment ago
+                elif record.status != status:
                     self._index(record)
-                    position -= 1
+                else:
+                    if record.visibility != "private":  # a private game is never listed (shared/API.md)
+                        records.append(record)
                     continue
-                yield record
-            position += len(ids)
+                position -= 1  # the entry left this index
+            if len(live) < len(entries) or len(entries) <= limit:
+                break  # past the live entries, or the end of the index
+            position += len(entries)
+        return records[:limit], len(records) > limit
 
     def forget(self, game_id: str) -> None:
         """Drop a game that expired from every index (the lobby's and the per-game ones of the metrics)."""
@@ -366,8 +505,8 @@ class GameStore:
             pipe.execute()
 
     def active_game_ids(self) -> list[str]:
-        """Ids of the games the index lists as active (some may have expired since: `load` tells)."""
-        ids = cast(list[bytes], self.client.zrange(f"{self.prefix}:index:active", 0, -1))
+        """Ids of the games the index lists as active and not expired (one may expire meanwhile: `load` tells)."""
+        ids = cast(list[bytes], self.client.zrangebyscore(self.index_key("active"), time.time(), "+inf"))
         return [game_id.decode() for game_id in ids]
 
     def count(self, name: str) -> int:

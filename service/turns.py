@@ -4,9 +4,9 @@ Each function, `create_game` included, loads nothing itself beyond what it is gi
 function, then makes one write (`GameStore.create`, or the compare-and-set `GameStore.save`), and enqueues the next
 AI turn. A rejection raises before any write.
 
-Two optional game-module hooks (engine/protocol.py "Optional hooks") let the rules, not the service, decide:
+Two of a game's optional capabilities (`engine.protocol.Capabilities`) let the rules, not the service, decide:
 `seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
-waits before closing Talmut's matching window); games without them behave as before.
+waits before closing Talmut's matching window); their defaults hand over no seat and never wait.
 """
 
 from __future__ import annotations
@@ -18,17 +18,19 @@ import secrets
 import time
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 
 import redis
 from rq import Callback, Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
-from engine import GAMES, GameFinished, NotYourTurn
+from engine import GAMES, GameFinished
 from engine.ai import LEVELS
-from engine.cards import parse_deck, shuffled
-from engine.protocol import Action, Event
+from engine.cards import parse_deck
+from engine.protocol import Action, Event, capabilities
 from service import clocks
 from service.config import lifetimes
 from service.metrics import count_action
@@ -44,7 +46,10 @@ AI_JOB_TIMEOUT_SECONDS = 60
 AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
 """The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
 log = logging.getLogger(__name__)
-_PENDING = {JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+
+
+class GameNotStarted(Exception):
+    """An action sent to a game that is still waiting for players (shared/API.md errors: 409 game_not_started)."""
 
 
 def make_queue(store: GameStore, name: str) -> Queue:
@@ -103,11 +108,9 @@ def create_game(
             raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
     full_deck = game.full_deck(parsed_options)
     seed = secrets.randbits(63) if seed is None else seed
-    cards = parse_deck(deck, full_deck) if deck is not None else shuffled(full_deck, seed)
-    state = game.new_game(len(seats), parsed_options, cards, seed)
-    tell_ai_seats = getattr(game, "with_ai_seats", None)  # optional hook (engine/protocol.py)
-    if tell_ai_seats is not None:
-        state = tell_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
+    cards = parse_deck(deck, full_deck) if deck is not None else None
+    state = game.new_game(len(seats), parsed_options, cards, seed=seed)
+    state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
     record = GameRecord(
         game_id=uuid.uuid4().hex,
         game=game.ID,
@@ -124,7 +127,7 @@ def create_game(
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
-    enqueue_ai_turns(store, queue, record)
+    wake_ai(store, queue, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
     clocks.schedule_timeouts(queue, store.prefix, record)
     return record
 
@@ -146,14 +149,15 @@ def play(
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
-        NotYourTurn: the game is waiting for players, or `seat` may not act now.
+        GameNotStarted: the game is waiting for players (409).
+        NotYourTurn: `seat` may not act now.
         IllegalAction: the rules forbid `action` now.
         VersionConflict: another write landed first; nothing was changed.
     """
     if record.status == "finished":
         raise GameFinished("the game is finished")
     if record.status == "waiting":
-        raise NotYourTurn("the game has not started: human seats are still open")
+        raise GameNotStarted("the game has not started: human seats are still open")
     game = GAMES[record.game]
     # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
     # a millisecond or two (an 8-seat Talmut table at most ~5 ms to decode); AI searches run in RQ workers only
@@ -192,14 +196,13 @@ def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
 
 
 def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
-    """`record.seats` after the rules handed seats to an AI, per the game's optional `seats_handed_to_ai(state)`.
+    """`record.seats` after the rules handed seats to an AI, per the game's `seats_handed_to_ai(state)` capability.
 
     E.g. a resigned Talmut seat plays on at `easy` (talmut.md §3.17): it becomes `kind` "ai" at that level and
     keeps its name and token (its player may still watch it).
     """
-    handed = getattr(GAMES[record.game], "seats_handed_to_ai", None)
     seats = [dataclasses.replace(entry) for entry in record.seats]
-    for seat, level in (handed(state) if handed is not None else {}).items():
+    for seat, level in capabilities(GAMES[record.game]).seats_handed_to_ai(state).items():
         seats[seat].kind, seats[seat].level = "ai", level
     return seats
 
@@ -221,16 +224,14 @@ def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, 
     """When the AI delay of each seat at `state`, the game's state after `record`, began: the next record's field.
 
     Returns `{seat number as a string: Unix time in seconds}`, e.g. `{"1": 1764500000.25}`: one entry per seat
-    whose optional `ai_delay_ms(state, seat)` is > 0, holding the time kept in `record` if the seat's delay was
+    whose `ai_delay_ms(state, seat)` capability is > 0, holding the time kept in `record` if the seat's delay was
     already running there (`record` has entries only for such seats), else `now`. A wait thus counts from the
     version that began it, as talmut.md §3.18 asks (from the discard that opened the window): were it counted
     from the latest version, every match (§3.10, §3.11) would restart it and repeated matches could put off the
     AI's draw for ever. The hook's contract (engine/protocol.py) makes consecutive versions with a delay for a
     seat one wait. Human seats count too, so a turn seat that resigns (§3.17) hands its AI the running pause.
     """
-    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
-    if delay_of is None:
-        return {}
+    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     return {
         str(seat): record.ai_delays_since.get(str(seat), now)
         for seat in range(len(record.seats))
@@ -251,7 +252,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
 
     `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
-    A seat the game asks to wait (its optional `ai_delay_ms(state, seat)` > 0, e.g. Talmut's `match_pause_ms`
+    A seat the game asks to wait (its `ai_delay_ms(state, seat)` capability > 0, e.g. Talmut's `match_pause_ms`
     before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_at`; the
     worker runs `with_scheduler=True`), so no web or worker process ever sleeps. The wait counts from when it
     began (`record.ai_delays_since`; from now when the record has no entry for the seat), so a job for a later
@@ -260,12 +261,12 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     polls once a second, so the due time is rounded up to a whole second: the wait is never shorter than asked
     (fair to the humans who may match) and at most about two seconds longer.
     """
-    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
+    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
-    state = record.engine_state() if seats and delay_of is not None else None
+    state = record.engine_state() if seats else None
     now = time.time()
     for seat in seats:
-        delay_ms = delay_of(state, seat) if delay_of is not None else 0
+        delay_ms = delay_of(state, seat)
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
         enqueue_once(
             queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
@@ -281,18 +282,37 @@ def _ai_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
         return None
 
 
-def job_is_live(job: Job, stale_seconds: float) -> bool:
-    """Whether someone will still run `job`: it waits in the queue (or the scheduler), or a live worker runs it.
+def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
+    """Whether someone will still run `job`, an AI turn of `queue`, whatever state a dead worker left it in.
 
-    A started job is live while its worker marks it (RQ's job heartbeat, every `AI_JOB_HEARTBEAT_SECONDS`): one
-    not marked for `stale_seconds` was left by a worker that died (SIGKILL, lost machine). RQ itself only notices
-    that after the job timeout plus a minute, at its next registry cleaning (every 10 minutes).
+    - started: while its worker marks it (RQ's job heartbeat, every `AI_JOB_HEARTBEAT_SECONDS`); one not marked
+      for `stale_seconds` was left by a worker that died (SIGKILL, lost machine). RQ itself notices that only
+      after the job timeout plus a minute, at its next registry cleaning (every 10 minutes).
+    - queued: while it waits in the queue. A worker's dequeue moves it to RQ's intermediate list, still
+      "queued", until the work horse starts it a few milliseconds later; a worker that dies in between (or loses
+      Redis right after the dequeue) leaves it there for ever. So a queued job in no queue is live only until it
+      is `stale_seconds` old (counted from `enqueued_at`: a job that waited longer in the queue and is met in
+      those milliseconds may run twice, and the version check makes the second run a no-op).
+    - scheduled (a delay such as Talmut's match pause): until `stale_seconds` past its due time, by when RQ's
+      scheduler should have queued it; the worker holding the scheduler's lock may have died.
+    - finished, failed, stopped, canceled, or anything else: not live.
     """
     status = job.get_status(refresh=False)
+
+    def age(moment: datetime | None) -> float:
+        return math.inf if moment is None else (rq_now() - moment).total_seconds()
+
     if status == JobStatus.STARTED:
-        beat = job.last_heartbeat or job.started_at
-        return beat is not None and (rq_now() - beat).total_seconds() < stale_seconds
-    return status in _PENDING
+        return age(job.last_heartbeat or job.started_at) < stale_seconds
+    if status == JobStatus.QUEUED:
+        return queue.get_job_position(job.id) is not None or age(job.enqueued_at) < stale_seconds
+    if status == JobStatus.SCHEDULED:
+        try:
+            due = ScheduledJobRegistry(queue=queue).get_scheduled_time(job)
+        except NoSuchJobError:
+            return False
+        return age(due) < stale_seconds
+    return status == JobStatus.DEFERRED
 
 
 def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
@@ -304,7 +324,7 @@ def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = N
     pending = []
     for seat in ai_seats_to_act(record):
         job = _ai_job(queue, record, seat)
-        if job is not None and job_is_live(job, stale):
+        if job is not None and job_is_live(job, queue, stale):
             pending.append(seat)
     return pending
 
@@ -327,7 +347,7 @@ def revive_ai_turns(
         if _optional_only(record, seat):
             continue
         job = _ai_job(queue, record, seat)
-        if job is not None and (job.get_status(refresh=False) == JobStatus.FINISHED or job_is_live(job, stale)):
+        if job is not None and (job.get_status(refresh=False) == JobStatus.FINISHED or job_is_live(job, queue, stale)):
             continue
         name = store.revive_key(record.game_id, record.version, seat)
         if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):
@@ -338,6 +358,9 @@ def revive_ai_turns(
                     record.version, seat, "missing" if job is None else job.get_status(refresh=False))
         if job is not None:
             job.delete()
+            # a job a dead worker took stays in RQ's intermediate list, where RQ's own cleaning would later fail
+            # the new job of the same id
+            store.client.lrem(queue.intermediate_queue_key, 0, job.id)
         enqueue_ai_turns(store, queue, record, only=[seat])
         revived.append(seat)
     return revived

@@ -1,13 +1,14 @@
 """Shared test configuration: hypothesis profiles, chosen by the HYPOTHESIS_PROFILE environment variable."""
 
 import os
-import tempfile
 import warnings
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
+import pytest
 from hypothesis import settings
 
 from engine.ai import search
+from tests.redis_server import EmbeddedRedis, RedisServer
 
 # "default" and "ci" run the full count; "dev" is a quick local loop. deadline=None: playout length varies.
 settings.register_profile("default", max_examples=100, deadline=None)
@@ -38,21 +39,40 @@ def pytest_configure(config):
     """
     import redis
 
-    from service.cli import start_embedded_redis
-
     if "REDIS_URL" in os.environ:
         return
     try:
         redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=1).ping()
         os.environ["REDIS_URL"] = "redis://127.0.0.1:6379/0"
     except redis.ConnectionError:
-        data_dir = Path(tempfile.mkdtemp(prefix="cardroom-test-redis-"))
-        config._embedded_redis, os.environ["REDIS_URL"] = start_embedded_redis(data_dir)
+        config._embedded_redis = EmbeddedRedis()
+        os.environ["REDIS_URL"] = config._embedded_redis.url
 
 
 def pytest_unconfigure(config):
-    """Stop the embedded Redis, if this run started one."""
-    process = getattr(config, "_embedded_redis", None)
-    if process is not None:
-        process.terminate()
-        process.wait(timeout=10)
+    """Stop the embedded Redis, if this run started one, and remove its folder."""
+    embedded = getattr(config, "_embedded_redis", None)
+    if embedded is not None:
+        embedded.stop()
+
+
+@pytest.fixture
+def make_redis() -> Iterator[Callable[..., RedisServer]]:
+    """Start redis-servers of the test's own (`RedisServer`, extra settings as arguments); removed afterwards."""
+    servers: list[RedisServer] = []
+
+    def make(*options: str) -> RedisServer:
+        server = RedisServer(list(options))
+        servers.append(server)
+        server.start()
+        return server
+
+    yield make
+    for server in servers:
+        server.remove()
+
+
+@pytest.fixture
+def own_redis(make_redis: Callable[..., RedisServer]) -> RedisServer:
+    """A redis-server of the test's own, to stop, freeze or fill (tests/redis_server.py)."""
+    return make_redis()

@@ -372,3 +372,18 @@ def test_network_policies_let_clients_reach_web_only_and_both_reach_redis_only()
         "app.kubernetes.io/name": "cardroom", "app.kubernetes.io/instance": "cardroom",
         "app.kubernetes.io/component": "redis"}}}]
     assert redis_rule["ports"] == [{"port": 6379, "protocol": "TCP"}]
+
+
+def test_the_in_cluster_redis_never_evicts_keeps_an_append_only_file_and_a_memory_limit_below_the_pods() -> None:
+    """README "Running in production": `noeviction` (any other policy may evict game keys: the app refuses it),
+    AOF fsynced every second, and a `maxmemory` well under the container's memory limit (Redis's own overhead and
+    the copy-on-write of an AOF rewrite come on top), so that a full Redis answers 503 `store_full` instead of
+    being killed by the kernel. Redis's `mb` and Kubernetes' `Mi` are both 2**20 bytes."""
+    objects = {f"{manifest['kind']}/{manifest['metadata']['name']}": manifest
+               for manifest in render(VALUE_SETS["in-cluster-redis"])}
+    (redis,) = objects["Deployment/cardroom-redis"]["spec"]["template"]["spec"]["containers"]
+    settings = dict(zip(redis["args"][::2], redis["args"][1::2], strict=True))
+    assert settings["--maxmemory-policy"] == "noeviction"
+    assert (settings["--appendonly"], settings["--appendfsync"]) == ("yes", "everysec")
+    maxmemory, limit = settings["--maxmemory"], redis["resources"]["limits"]["memory"]
+    assert maxmemory.endswith("mb") and limit.endswith("Mi") and int(maxmemory[:-2]) <= 0.75 * int(limit[:-2])

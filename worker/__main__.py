@@ -2,24 +2,48 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
+import sys
+
+import redis
 
 import engine  # noqa: F401 - loaded before work() so each forked job starts warm
 import worker.jobs  # noqa: F401
-from service.config import redis_client
+from service.cli import die_with_parent
+from service.config import eviction_allowed, redis_client
 from service.logs import configure_logging
+from service.store import UnsafeEviction, UntilRedisAnswers, check_eviction_policy
 from worker.sweeper import CardroomWorker
+
+log = logging.getLogger("worker")
 
 
 def main() -> None:
-    """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first)."""
+    """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first), through any Redis outage.
+
+    Exits at once with a message if Redis's `maxmemory-policy` may evict game keys (service/store.py).
+    """
     configure_logging()
-    client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    # the work horses and the scheduler this process forks die with it, even when it is killed: they would
+    # otherwise go on alone, a horse waiting out an outage for ever (service/cli.py `die_with_parent`)
+    os.register_at_fork(after_in_child=lambda: die_with_parent(signal.SIGKILL, os.getppid()))
+    client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), wait_out_outages=True)
+    try:
+        check_eviction_policy(client, eviction_allowed())
+    except UnsafeEviction as refused:
+        sys.exit(f"cardroom worker: {refused}")
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")
     key_prefix = os.environ.get("KEY_PREFIX", "cardroom")
-    CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix).work(
-        with_scheduler=True
-    )
+    try:
+        CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix).work(
+            with_scheduler=True
+        )
+    except redis.RedisError:
+        if not UntilRedisAnswers.stopped_waiting():
+            raise
+        log.warning("stopped while Redis was unreachable: this worker could not sign off (RQ forgets it by itself)")
 
 
 if __name__ == "__main__":

@@ -6,26 +6,30 @@ move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock
 game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone (`service.turns.revive_ai_turns`); the
 version check makes the move happen exactly once even if the old job was only slow. It schedules again, the same
 way, a clock's timeout whose job is gone (worker/timeouts.py `revive_timeouts`). The sweep also drops expired
-games from the indexes.
+games from the indexes (`GameStore.prune_indexes`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import time
 
 from redis import RedisError
 from rq import Worker
 
 from service.config import lifetimes
-from service.store import GameNotFound, GameStore
+from service.store import GameNotFound, GameStore, UntilRedisAnswers
 from service.turns import make_queue, revive_ai_turns
 from worker.timeouts import revive_timeouts
 
 log = logging.getLogger(__name__)
 
 SWEEP_INTERVAL_SECONDS = float(os.environ.get("AI_SWEEP_INTERVAL_SECONDS", "5"))
+SCHEDULER_STOP_SECONDS = 5
+"""How long a stopping worker waits for its scheduler process (a round of it takes milliseconds, then 1 s pause)."""
 
 
 class CardroomWorker(Worker):
@@ -36,6 +40,30 @@ class CardroomWorker(Worker):
         super().__init__(*args, **kwargs)
         self.key_prefix = key_prefix
         self.last_swept = 0.0
+
+    def request_stop(self, signum: int, frame: object) -> None:
+        """RQ's warm shutdown (SIGINT, SIGTERM); from then on a Redis outage ends the worker, never waited out.
+
+        A stopping worker must not hang on a Redis that is gone for good (`UntilRedisAnswers.stop_waiting`).
+        """
+        UntilRedisAnswers.stop_waiting()
+        super().request_stop(signum, frame)  # type: ignore[arg-type]
+
+    def stop_scheduler(self) -> None:
+        """Stop RQ's scheduler process as RQ does (SIGTERM, then wait), but kill it after `SCHEDULER_STOP_SECONDS`.
+
+        It looks at a stop request only between two rounds, and a round waits out a Redis outage: RQ's own join
+        would then wait for ever.
+        """
+        process = self.scheduler._process if self.scheduler else None
+        if process is None or not process.pid:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(process.pid, signal.SIGTERM)
+        process.join(SCHEDULER_STOP_SECONDS)
+        if process.is_alive():
+            process.kill()
+            process.join()
 
     @property
     def dequeue_timeout(self) -> int:
@@ -69,6 +97,7 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
     """
     if not store.client.set(f"{store.prefix}:sweep-lock", 1, nx=True, px=max(1, int(interval * 1000) - 100)):
         return []  # another worker swept within this interval
+    store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
     revived = []
     queue = make_queue(store, queues[0].name)
     for game_id in store.active_game_ids():

@@ -114,7 +114,7 @@ def revive_timeouts(store: GameStore, queue: Queue, record: GameRecord, stale_se
     revived = []
     for seat, deadline in clocks.deadlines(record).items():
         job = _timeout_job(queue, record, seat)
-        if job is not None and _is_live(job, deadline, now, stale_seconds):
+        if job is not None and _is_live(job, queue, deadline, now, stale_seconds):
             continue
         if job is None and deadline > now:
             clocks.schedule_timeouts(queue, store.prefix, record, only=[seat])  # never enqueued: schedule it
@@ -140,8 +140,8 @@ def _timeout_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
         return None
 
 
-def _is_live(job: Job, deadline: float, now: float, stale_seconds: float) -> bool:
+def _is_live(job: Job, queue: Queue, deadline: float, now: float, stale_seconds: float) -> bool:
     status = job.get_status(refresh=False)
     if status == JobStatus.SCHEDULED:
         return now < deadline + SCHEDULER_GRACE_SECONDS
-    return status != JobStatus.FINISHED and job_is_live(job, stale_seconds)
+    return status != JobStatus.FINISHED and job_is_live(job, queue, stale_seconds)

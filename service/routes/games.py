@@ -19,6 +19,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import ValidationError
 
+from engine import GAMES
 from engine.protocol import Event
 from service.auth import bearer_token, mark_present, new_token, player_seat, viewer_seat
 from service.dispatcher import TooManyWaiters
@@ -172,15 +173,11 @@ class Games(MethodView):
         Filter by `game` and `status`; page with `offset` and `limit` (at most 100). Private games are never
         listed.
         """
-        games = []
-        for record in services().store.listing(query["status"], 0, query["limit"]):
-            if record.visibility == "private" or query.get("game") not in (None, record.game):
-                continue
-            games.append(record)
-            if len(games) == query["offset"] + query["limit"] + 1:
-                break
-        page = games[query["offset"] : query["offset"] + query["limit"]]
-        has_more = len(games) > query["offset"] + query["limit"]
+        page: list[GameRecord] = []
+        has_more = False
+        if query.get("game") is None or query["game"] in GAMES:
+            page, has_more = services().store.listing(query["status"], query.get("game"), query["offset"],
+                                                      query["limit"])
         return {
             "games": [
                 {
@@ -376,7 +373,7 @@ class Actions(MethodView):
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(403, schema="Error", description="not_your_turn")
     @blp.alt_response(404, schema="Error", description="game_not_found")
-    @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
+    @blp.alt_response(409, schema="Error", description="game_finished, game_not_started, version_conflict")
     @blp.alt_response(412, schema="Error", description="precondition_failed")
     @blp.alt_response(422, schema="Error", description="invalid_request, illegal_action, idempotency_key_reused")
     @blp.doc(

@@ -7,6 +7,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from service.store import check_eviction_policy
+
 blp = Blueprint("health", __name__, url_prefix="", description="Probes")
 
 
@@ -36,11 +38,14 @@ class Ready(MethodView):
 
     @blp.doc(operationId="checkReadiness")
     @blp.response(200, StatusSchema)
-    @blp.alt_response(503, schema="Error", description="store_unavailable")
+    @blp.alt_response(503, schema="Error", description="store_unavailable, store_full")
     def get(self):  # type: ignore[no-untyped-def]
-        """Redis answers: the service can take requests.
+        """Redis answers, may not evict game keys, and takes writes: the service can take requests.
 
-        For a readiness probe: 503 `store_unavailable` while Redis is unreachable.
+        For a readiness probe: 503 `store_unavailable` when Redis is unreachable or its `maxmemory-policy` may
+        evict game keys (unless `REDIS_EVICTION_ALLOWED`), 503 `store_full` when it is out of memory.
         """
-        current_app.extensions["cardroom"].store.client.ping()  # unreachable: 503 store_unavailable
+        store = current_app.extensions["cardroom"].store
+        check_eviction_policy(store.client, current_app.config["REDIS_EVICTION_ALLOWED"])
+        store.check_writable()
         return {"status": "ok"}

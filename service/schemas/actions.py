@@ -54,7 +54,8 @@ class ActionSchema(OneOfSchema):
 def _game_schema(game_id: str) -> type[OneOfSchema]:
     game = GAMES[game_id]
     card_codes = [card.code for card in game.full_deck(game.parse_options({}))]
-    variants = {kind: _variant(game_id, kind, dict(shape), card_codes) for kind, shape in game.ACTIONS.items()}
+    # instances: marshmallow-oneofschema would build a class's instance anew for every action it sends
+    variants = {kind: _variant(game_id, kind, dict(shape), card_codes)() for kind, shape in game.ACTIONS.items()}
     description = f"An action of {game_id}: one of the view's legal_actions (shared/rules/{game_id}.md §4)."
     meta = type("Meta", (), {"description": description})
     return type(f"{_camel(game_id)}Action", (ActionSchema,), {"type_schemas": variants, "Meta": meta})

@@ -291,7 +291,9 @@ class ViewSchema(OneOfSchema):
 
     type_field = "game"
     type_field_remove = False
-    type_schemas = {game_id: views[0] for game_id, views in _VIEWS.items()}
+    # instances, not classes: marshmallow-oneofschema builds a class's instance (and its nested schemas) anew on
+    # every dump, which cost more than the rest of a GET
+    type_schemas = {game_id: views[0]() for game_id, views in _VIEWS.items()}
 
     def get_obj_type(self, obj: dict[str, Any]) -> str:
         """The game of the view being sent."""
@@ -307,7 +309,7 @@ class ViewSchema(OneOfSchema):
 class SeatedViewSchema(ViewSchema):
     """The view for a new seat, with the seat's secret token (shown once): one schema per game, by `game`."""
 
-    type_schemas = {game_id: views[1] for game_id, views in _VIEWS.items()}
+    type_schemas = {game_id: views[1]() for game_id, views in _VIEWS.items()}
 
 
 class GameSummarySchema(ma.Schema):

@@ -165,6 +165,15 @@ class TalmutRoundSchema(ma.Schema):
     points = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
 
 
+class TalmutOptionsSchema(ma.Schema):
+    """The game's options (shared/rules/talmut.md §2.3), which every player knows."""
+
+    deck_size = fields.Integer(required=True, metadata={"description": "40 or 48"})
+    target = fields.Integer(required=True)
+    call_penalty = fields.Integer(required=True)
+    match_pause_ms = fields.Integer(required=True)
+
+
 class TalmutStateSchema(ma.Schema):
     """Talmut's table (shared/rules/talmut.md §6.7): a layout card shows only to the seats that know it."""
 
@@ -184,6 +193,7 @@ class TalmutStateSchema(ma.Schema):
     call_barred = fields.Integer(required=True, allow_none=True)
     totals = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     history = fields.List(fields.Nested(TalmutRoundSchema), required=True)
+    options = fields.Nested(TalmutOptionsSchema, required=True)
 
 
 STATE_SCHEMAS: dict[str, type[ma.Schema]] = {

@@ -7,7 +7,8 @@ Shared by the e2e fixture and `bench/throughput.py`. Each stack gets its own key
 from __future__ import annotations
 
 import os
-import socket
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,15 +20,35 @@ from pathlib import Path
 import redis
 import requests
 
+from tests.redis_server import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+STALL_SECONDS = 120.0
+"""The e2e hang guard: a game that made no progress (no new version) for this long is stuck. An AI move takes
+milliseconds, a revived one AI_JOB_STALE_SECONDS plus a sweep (25 s): this is ten times a slow normal wait, and it
+holds at any machine load, where a deadline for a whole game does not (issue 15, point 11)."""
+START_SECONDS = 120.0
+"""Hang guard of a stack's start: gunicorn importing the app takes a few seconds, several times that on a loaded
+machine."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+class StallGuard:
+    """A hang guard that judges progress, not time: `check(marker)` fails once `marker` (e.g. a game's version)
+    has stayed the same for `seconds`."""
+
+    def __init__(self, what: str, seconds: float = STALL_SECONDS) -> None:
+        self.what = what
+        self.seconds = seconds
+        self.marker: object = None
+        self.since = time.monotonic()
+
+    def check(self, marker: object) -> None:
+        """Note `marker` now; fail if it has not changed for `seconds`."""
+        if marker != self.marker:
+            self.marker, self.since = marker, time.monotonic()
+        assert time.monotonic() - self.since < self.seconds, f"{self.what}: no progress for {self.seconds} s"
+__all__ = ["free_port"]  # re-exported for the tests that start servers of their own
 
 
 @dataclass
@@ -40,6 +61,13 @@ class Stack:
     queue: str
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     logs: dict[str, Path] = field(default_factory=dict)
+    environment: dict[str, str] = field(default_factory=dict)
+    log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-stack-")))
+
+    @property
+    def workers(self) -> list[subprocess.Popen[bytes]]:
+        """The RQ worker processes (each leads its own process group, with its work horse and scheduler)."""
+        return [process for name, process in zip(self.logs, self.processes, strict=True) if name.startswith("worker")]
 
     def log_text(self, tail_chars: int = 20000) -> str:
         """The end of every process log, labelled, for a failure report."""
@@ -51,44 +79,45 @@ class Stack:
 
 
 def start_stack(
-    app: str = "service.wsgi:app", with_worker: bool = True, label: str = "e2e", ready_path: str = "/readyz",
-    settings: dict[str, str] | None = None,
+    app: str = "service.wsgi:app",
+    with_worker: bool = True,
+    label: str = "e2e",
+    ready_path: str = "/readyz",
+    redis_url: str | None = None,
+    workers: int = 1,
+    environment: dict[str, str] | None = None,
 ) -> Stack:
-    """Start gunicorn with `-c python:service.gunicorn_conf` (2 workers) serving `app`, plus `python -m worker`.
+    """Start gunicorn with `-c python:service.gunicorn_conf` (2 workers) serving `app`, plus `workers` times
+    `python -m worker` (none without `with_worker`), on `redis_url` (default REDIS_URL, else the local server).
 
-    `settings` are more environment variables for both (e.g. `CORS_ORIGINS`). Output goes to temp files
+    `environment` adds settings (e.g. `AI_JOB_STALE_SECONDS`) for every process. Output goes to temp files
     (`Stack.logs`). Waits until `ready_path` answers 200.
 
     Raises:
-        RuntimeError: a process died or the app was not ready within 30 s (the message holds the logs).
+        RuntimeError: a process died or the app was not ready within START_SECONDS (the message holds the logs).
     """
     unique = f"{label}-{uuid.uuid4().hex[:10]}"
     port = free_port()
     stack = Stack(
         base_url=f"http://127.0.0.1:{port}",
-        redis_url=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+        redis_url=redis_url or os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         prefix=unique,
         queue=unique,
     )
-    environment = dict(
+    stack.environment = dict(
         os.environ,
         REDIS_URL=stack.redis_url,
         KEY_PREFIX=stack.prefix,
         RQ_QUEUE=stack.queue,
         CARDROOM_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="2",
-        **(settings or {}),
+        **(environment or {}),
     )
-    log_dir = Path(tempfile.mkdtemp(prefix=f"cardroom-{unique}-"))
     commands = {"gunicorn": [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", app]}
-    if with_worker:
-        commands["worker"] = [sys.executable, "-m", "worker"]
+    for number in range(workers if with_worker else 0):
+        commands[f"worker-{number}"] = [sys.executable, "-m", "worker"]
     for name, command in commands.items():
-        stack.logs[name] = log_dir / f"{name}.log"
-        with open(stack.logs[name], "wb") as log:
-            stack.processes.append(
-                subprocess.Popen(command, cwd=REPO, env=environment, stdout=log, stderr=subprocess.STDOUT)
-            )
+        start_process(stack, name, command)
     try:
         _wait_ready(stack, ready_path)
     except BaseException:
@@ -97,7 +126,18 @@ def start_stack(
     return stack
 
 
-def _wait_ready(stack: Stack, path: str, timeout: float = 30) -> None:
+def start_process(stack: Stack, name: str, command: list[str]) -> subprocess.Popen[bytes]:
+    """Start one more process of the stack (its environment, output to `stack.logs[name]`) in a process group of
+    its own, so that a test can kill a worker together with its work horse and scheduler, like a lost pod."""
+    stack.logs[name] = stack.log_dir / f"{name}.log"
+    with open(stack.logs[name], "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=stack.environment, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    stack.processes.append(process)
+    return process
+
+
+def _wait_ready(stack: Stack, path: str, timeout: float = START_SECONDS) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if any(process.poll() is not None for process in stack.processes):
@@ -111,8 +151,9 @@ def _wait_ready(stack: Stack, path: str, timeout: float = 30) -> None:
     raise RuntimeError(f"{stack.base_url}{path} not ready within {timeout} s\n{stack.log_text()}")
 
 
-def stop_stack(stack: Stack) -> None:
-    """Terminate the stack's processes (SIGTERM, then SIGKILL after 15 s) and delete its Redis keys."""
+def stop_stack(stack: Stack, delete_redis_keys: bool = True) -> None:
+    """Terminate the stack's processes (SIGTERM, then SIGKILL after 15 s), delete its logs and its Redis keys
+    (unless `delete_redis_keys` is false: a Redis of the test's own goes with its keys)."""
     for process in stack.processes:
         if process.poll() is None:
             process.terminate()
@@ -120,9 +161,11 @@ def stop_stack(stack: Stack) -> None:
         try:
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    delete_keys(redis.Redis.from_url(stack.redis_url), stack.prefix, stack.queue)
+    shutil.rmtree(stack.log_dir, ignore_errors=True)
+    if delete_redis_keys:
+        delete_keys(redis.Redis.from_url(stack.redis_url), stack.prefix, stack.queue)
 
 
 def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:

@@ -129,7 +129,7 @@ PLAY_A_GAME = """async api => {
 @pytest.fixture(scope="module")
 def cors_stack(stack: Stack) -> Iterator[Stack]:
     """A second Cardroom that lets pages of the first one's origin call it (`CORS_ORIGINS`)."""
-    running = start_stack(label="e2e-cors", settings={"CORS_ORIGINS": stack.base_url})
+    running = start_stack(label="e2e-cors", environment={"CORS_ORIGINS": stack.base_url})
     try:
         yield running
     finally:

@@ -26,6 +26,8 @@ from tests.service.conftest import Api
 pytestmark = pytest.mark.e2e
 
 STALE_SECONDS = 3
+HANG_GUARD_SECONDS = 120
+"""Each wait below takes a few seconds (a worker starting, a job revived after STALE_SECONDS): ten times that."""
 
 
 @pytest.fixture
@@ -88,7 +90,7 @@ def test_ai_move_survives_a_worker_killed_mid_job_exactly_once(setup) -> None:  
 
     processes.append(start_worker(environment, "tests.e2e.slow_worker", "60"))
     wait_for(lambda: Job.fetch(job_id, services.queue.connection, services.queue.serializer).get_status()
-             == JobStatus.STARTED, 20, "started AI job")
+             == JobStatus.STARTED, HANG_GUARD_SECONDS, "started AI job")
     os.killpg(processes[-1].pid, signal.SIGKILL)
     processes[-1].wait()
 
@@ -98,9 +100,9 @@ def test_ai_move_survives_a_worker_killed_mid_job_exactly_once(setup) -> None:  
     assert pending_ai(services.queue, record, STALE_SECONDS) == [], "pending_ai names a job nobody works on"
 
     processes.append(start_worker(environment, "worker"))  # a healthy worker: its sweep revives the turn
-    wait_for(lambda: services.store.version(game_id) > version, 30, "AI move after the crash")
+    wait_for(lambda: services.store.version(game_id) > version, HANG_GUARD_SECONDS, "AI move after the crash")
     job = Job.fetch(job_id, services.queue.connection, services.queue.serializer)
-    assert wait_for(lambda: job.get_status() == JobStatus.FINISHED, 10, "finished revived job")
+    assert wait_for(lambda: job.get_status() == JobStatus.FINISHED, HANG_GUARD_SECONDS, "finished revived job")
     assert job.return_value() == "played"
     events = services.store.events(game_id)
     moved = [event for event in events if event["version"] == version + 1]

@@ -13,15 +13,14 @@ from typing import Any
 import pytest
 import requests
 
-from tests.e2e.stack import REPO, Stack, call
+from tests.e2e.stack import REPO, Stack, StallGuard, call
 
 pytestmark = pytest.mark.e2e
 
 GAMES = 20
-# Generous on purpose: this is a correctness check on a shared 2-core machine; bench/ measures speed.
-AI_LATENCY_BOUND_SECONDS = 10.0
-GAME_DEADLINE_SECONDS = 75.0
 LONG_POLL_SECONDS = 15
+BOT_SECONDS = 600.0
+"""Hang guard of the example bot's whole game (a subprocess: progress cannot be seen), which takes seconds."""
 
 
 def check_finished(view: dict[str, Any]) -> None:
@@ -69,9 +68,10 @@ def play_against_ai(base_url: str, level: str, seed: int) -> dict[str, Any]:
     game_url = f"{base_url}/v1/games/{view['game_id']}"
     session.headers["Authorization"] = f"Bearer {view['player_token']}"
     versions, latencies = [view["version"]], []
-    started = mark = time.monotonic()
+    mark = time.monotonic()
+    guard = StallGuard(f"game {view['game_id']}")
     while view["status"] != "finished":
-        assert time.monotonic() - started < GAME_DEADLINE_SECONDS, f"game {view['game_id']} did not finish"
+        guard.check(view["version"])
         if 0 in view["to_act"]:
             choices = [action for action in view["legal_actions"] if action["type"] != "resign"]
             assert choices, f"seat 0 is to act with nothing but resign: {view['legal_actions']}"
@@ -92,7 +92,7 @@ def play_against_ai(base_url: str, level: str, seed: int) -> dict[str, Any]:
                 session, "GET", game_url, params={"after_version": view["version"], "wait": LONG_POLL_SECONDS}
             )
             if response.status_code == 304:
-                continue  # no AI move yet: the deadline and the latency bound catch a stuck AI
+                continue  # no AI move yet: the guard catches a stuck AI
             assert response.status_code == 200, response.text
             new_view = response.json()
             assert new_view["version"] > view["version"]
@@ -117,8 +117,7 @@ def test_twenty_concurrent_games_against_the_ai_finish(stack: Stack) -> None:
         assert report["latencies"], "the AI never moved"
     max_latency = max(max(report["latencies"]) for report in reports)
     ai_moves = sum(len(report["latencies"]) for report in reports)
-    print(f"{GAMES} games, {ai_moves} AI answers observed, max AI latency {max_latency:.3f} s")
-    assert max_latency < AI_LATENCY_BOUND_SECONDS
+    print(f"{GAMES} games, {ai_moves} AI answers observed, max AI latency {max_latency:.3f} s")  # bench/ times it
 
 
 def test_ai_against_ai_plays_itself_while_a_spectator_watches(stack: Stack) -> None:
@@ -138,9 +137,9 @@ def test_ai_against_ai_plays_itself_while_a_spectator_watches(stack: Stack) -> N
     view = created.json()
     assert view["player_token"] is None and view["status"] == "active"
     game_url = f"{stack.base_url}/v1/games/{view['game_id']}"
-    deadline = time.monotonic() + GAME_DEADLINE_SECONDS
+    guard = StallGuard("the AI game")
     while view["status"] != "finished":
-        assert time.monotonic() < deadline, "the AI game did not finish"
+        guard.check(view["version"])
         response = call(session, "GET", game_url, params={"after_version": view["version"], "wait": LONG_POLL_SECONDS})
         if response.status_code == 304:
             continue
@@ -160,7 +159,7 @@ def test_example_bot_plays_a_whole_game(stack: Stack) -> None:
         [sys.executable, str(REPO / "examples" / "bot.py"), stack.base_url],
         capture_output=True,
         text=True,
-        timeout=GAME_DEADLINE_SECONDS,
+        timeout=BOT_SECONDS,
     )
     assert completed.returncode == 0, completed.stderr
     assert "result:" in completed.stdout and ("'winners'" in completed.stdout or '"winners"' in completed.stdout)

@@ -75,6 +75,15 @@ def test_error_codes(api):
     assert (finished.status_code, finished.json["error"]) == (409, "game_finished")
 
 
+def test_acting_before_the_game_starts_is_409_game_not_started(api):
+    """shared/API.md errors: a client must tell "not started" (seats still open) from "not your turn"."""
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1).json
+    assert created["status"] == "waiting"
+    for action in ({"type": "attack", "card": "8S"}, {"type": "resign"}):
+        refused = api.refused(created["game_id"], created["player_token"], action, 409, "game_not_started")
+        assert "open" in refused["message"]
+
+
 def test_numbers_in_a_body_must_be_json_integers(api):
     """shared/API.md: `seed` and a join's `seat` are integers; a string "42" or a 1.5 is `invalid_request` (not
     read as 42 or cut to 1), and no game is created or seat taken."""
@@ -248,7 +257,8 @@ def test_join_seats_start_the_game_and_leave_the_lobby(api):
         "waiting", None, [], [])
     lobby = api.request("GET", "/v1/games?game=durak").json
     assert [(game["game_id"], game["open_seats"]) for game in lobby["games"]] == [(game_id, [1])]
-    assert api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"}).status_code == 403
+    not_started = api.act(game_id, created["player_token"], {"type": "attack", "card": "6H"})
+    assert (not_started.status_code, not_started.json["error"]) == (409, "game_not_started")
     taken = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "seat": 0})
     assert (taken.status_code, taken.json["error"]) == (409, "seat_taken")
     joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
@@ -336,3 +346,21 @@ def test_a_deeply_nested_body_is_an_invalid_request(api):
         response = api.client.post(path, data=nested, headers=headers)
         assert (response.status_code in (400, 422), response.json["error"]) == (True, "invalid_request"), path
     assert version_of(api, game_id) == 2
+
+
+def test_a_body_that_is_not_declared_json_is_415_and_changes_nothing(api):
+    """A body POST must say `Content-Type: application/json` (or a `+json` type): 415 `unsupported_media_type`,
+    not a 422 that claims the fields are missing although the body holds them."""
+    game_id, tokens = api.create_humans(K1)
+    body = json.dumps({"game": "durak", "seats": [{"kind": "human"}, {"kind": "human"}]})
+    for content_type in (None, "text/plain", "application/x-www-form-urlencoded", "application/jsonx"):
+        headers = {} if content_type is None else {"Content-Type": content_type}
+        for path in ("/v1/games", f"/v1/games/{game_id}/seats", f"/v1/games/{game_id}/actions"):
+            response = api.client.post(path, data=body, headers={**headers, "Authorization": f"Bearer {tokens[0]}"})
+            refused = (response.status_code, response.json["error"])
+            assert refused == (415, "unsupported_media_type"), (path, content_type)
+            assert "application/json" in response.json["message"]
+    assert api.request("GET", "/v1/games?status=waiting").json["games"] == []
+    assert version_of(api, game_id) == 2
+    typed = api.client.post("/v1/games", data=body, headers={"Content-Type": "application/vnd.api+json; charset=utf-8"})
+    assert typed.status_code == 201, typed.json

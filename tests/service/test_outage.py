@@ -8,18 +8,13 @@ answering costs the socket timeout twice, one retry); `/healthz` stays 200. Redi
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 
 from service.app import create_app
-from tests.e2e.stack import free_port
+from tests.redis_server import RedisServer
 from tests.service.conftest import Api
 
 SOCKET_TIMEOUT, CONNECT_TIMEOUT = 0.5, 0.5
@@ -27,61 +22,6 @@ SOCKET_TIMEOUT, CONNECT_TIMEOUT = 0.5, 0.5
 OUTAGE_BOUND_SECONDS = SOCKET_TIMEOUT + 2 * CONNECT_TIMEOUT + 0.5
 """README "Limits and lifetimes": a request while Redis is unreachable answers within one socket timeout plus two
 connect timeouts (one retry after a refused or dropped connection), here with half a second of slack."""
-
-
-class RedisServer:
-    """A redis-server of the test's own, on a free port, with an append-only file in a temporary directory."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.directory = Path(tempfile.mkdtemp(prefix="cardroom-outage-"))
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        """SIGKILL: a crash, not a clean shutdown (appendfsync always has every write on disk already)."""
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(timeout=10)
-
-    def pause(self) -> None:
-        """SIGSTOP: the server keeps its port but answers nothing (a hung or unreachable host)."""
-        assert self.process is not None
-        self.process.send_signal(signal.SIGSTOP)
-
-    def resume(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGCONT)
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        if server.process is not None and server.process.poll() is None:
-            server.resume()
-            server.kill()
 
 
 def every_endpoint(game_id: str, token: str) -> list[tuple[str, str, dict | None, dict[str, str]]]:

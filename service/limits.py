@@ -1,0 +1,76 @@
+"""What a request may be, checked before any route: request line, headers, body size and body media type.
+
+README "Limits and lifetimes". The body's size counts whether it is sent with a length or chunked.
+
+gunicorn answers requests beyond its own limits itself, in HTML (service/gunicorn_conf.py sets them a little above
+these), so the app, which answers with the JSON error envelope, enforces the tighter ones:
+
+| what | limit | over it |
+|---|---|---|
+| request line (method, target, protocol) | `MAX_REQUEST_LINE_BYTES` | 414 `invalid_request` |
+| header fields | `MAX_HEADER_FIELDS` | 431 `invalid_request` |
+| one header field (`Name: value`) | `MAX_HEADER_FIELD_BYTES` | 431 `invalid_request` |
+| body, with `Content-Length` or chunked | `MAX_BODY_BYTES` (Flask's `MAX_CONTENT_LENGTH`) | 413 `payload_too_large` |
+| body of a POST, PUT or PATCH not declared JSON | `application/json` or `*/*+json` | 415 `unsupported_media_type` |
+
+A body not declared JSON is refused rather than read as JSON whatever its type: the client learns at once that its
+request was not understood (a form post, a forgotten header), instead of a 422 naming fields its body holds.
+"""
+
+from __future__ import annotations
+
+import io
+
+from flask import Flask, current_app, request
+from flask_smorest import abort
+
+MAX_REQUEST_LINE_BYTES = 4094
+MAX_HEADER_FIELDS = 100
+MAX_HEADER_FIELD_BYTES = 8190
+"""gunicorn's own defaults: the app keeps them, gunicorn gets more room (service/gunicorn_conf.py)."""
+BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+
+def init_app(app: Flask) -> None:
+    """Check every request of `app` against the limits above before its route runs."""
+    app.before_request(check_request)
+
+
+def check_request() -> None:
+    """Abort with the JSON envelope a request beyond a limit; read a chunked body within the limit in whole."""
+    environ = request.environ
+    target = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.full_path
+    line = len(request.method) + len(target) + len(environ.get("SERVER_PROTOCOL", "HTTP/1.1")) + 2
+    if line > MAX_REQUEST_LINE_BYTES:
+        abort(414, message=f"the request line is {line} bytes, more than {MAX_REQUEST_LINE_BYTES}",
+              error="invalid_request")
+    if len(request.headers) > MAX_HEADER_FIELDS:
+        abort(431, message=f"{len(request.headers)} header fields, more than {MAX_HEADER_FIELDS}",
+              error="invalid_request")
+    for name, value in request.headers.items():
+        if len(name) + len(value) + 2 > MAX_HEADER_FIELD_BYTES:
+            abort(431, message=f"the header field {name[:40]} is over {MAX_HEADER_FIELD_BYTES} bytes",
+                  error="invalid_request")
+    if "chunked" in request.headers.get("Transfer-Encoding", "").lower():
+        read_chunked_body()
+    if request.method in BODY_METHODS and has_body() and not request.is_json:
+        abort(415, message="send the body as JSON, with Content-Type: application/json", error="unsupported_media_type")
+
+
+def read_chunked_body() -> None:
+    """Read a chunked body up to one byte past the limit: 413 if it is longer, else hand it on with its length.
+
+    Flask would read at most `MAX_CONTENT_LENGTH` bytes of it and silently drop the rest, so a body of valid JSON
+    followed by a megabyte of anything would pass. gunicorn discards what is left unread before the next request.
+    """
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    data = request.environ["wsgi.input"].read(limit + 1)
+    if len(data) > limit:
+        abort(413, message=f"the body is over {limit} bytes", error="payload_too_large")
+    request.environ["wsgi.input"] = io.BytesIO(data)
+    request.environ["CONTENT_LENGTH"] = str(len(data))
+
+
+def has_body() -> bool:
+    """Whether the request carries a body (a length above 0, or chunked: read by then, with its length)."""
+    return (request.content_length or 0) > 0

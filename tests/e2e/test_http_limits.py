@@ -1,0 +1,109 @@
+"""HTTP at its limits against the real gunicorn (issue 15, points 5 and 7): over-long bodies, chunked bodies,
+request lines and headers beyond the limits. Every answer is the JSON error envelope, and the connection is either
+still usable or closed with `Connection: close` said first, as a client expects (RFC 9112 §9.6)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.e2e.stack import Stack
+
+pytestmark = pytest.mark.e2e
+
+LIMIT = 64 * 1024
+"""MAX_BODY_BYTES's default."""
+SEATS = [{"kind": "human", "name": "Ann"}, {"kind": "human"}]
+
+
+@pytest.fixture
+def connection(stack: Stack) -> Iterator[http.client.HTTPConnection]:
+    """One keep-alive connection to the stack, closed after the test."""
+    address = urlsplit(stack.base_url)
+    opened = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    yield opened
+    opened.close()
+
+
+def answer(connection: http.client.HTTPConnection) -> tuple[int, dict[str, str], bytes]:
+    response = connection.getresponse()
+    return response.status, {name.lower(): value for name, value in response.getheaders()}, response.read()
+
+
+def assert_usable_or_closed(connection: http.client.HTTPConnection, headers: dict[str, str]) -> None:
+    """The connection answers another request, unless the response said `Connection: close`."""
+    if headers.get("connection", "").lower() == "close":
+        return
+    connection.request("GET", "/healthz")
+    status, _, _ = answer(connection)
+    assert status == 200
+
+
+@pytest.mark.parametrize("size", [LIMIT + 10_000, 1024 * 1024, 8 * 1024 * 1024])
+def test_a_body_over_the_limit_is_413_and_the_connection_goes_on_or_is_closed_as_said(
+    connection: http.client.HTTPConnection, size: int
+) -> None:
+    body = json.dumps({"game": "durak", "seats": SEATS, "pad": "x" * size})
+    connection.request("POST", "/v1/games", body=body, headers={"Content-Type": "application/json"})
+    status, headers, data = answer(connection)
+    assert (status, json.loads(data)["error"]) == (413, "payload_too_large")
+    assert_usable_or_closed(connection, headers)
+
+
+def chunks(text: str, size: int = 8192) -> Iterator[bytes]:
+    data = text.encode()
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+def test_a_chunked_body_over_the_limit_is_413_not_cut_short(connection: http.client.HTTPConnection) -> None:
+    """Valid JSON then 1 MiB of spaces: read only up to the limit it would pass as a game; it is too large."""
+    body = json.dumps({"game": "durak", "seats": SEATS}) + " " * (1024 * 1024)
+    connection.request("POST", "/v1/games", body=chunks(body), encode_chunked=True,
+                       headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    status, headers, data = answer(connection)
+    assert (status, json.loads(data)["error"]) == (413, "payload_too_large"), data[:300]
+    assert_usable_or_closed(connection, headers)
+
+
+def test_a_chunked_body_within_the_limit_is_read_whole(connection: http.client.HTTPConnection) -> None:
+    body = json.dumps({"game": "durak", "seats": SEATS}) + " " * (LIMIT - 2000)
+    connection.request("POST", "/v1/games", body=chunks(body), encode_chunked=True,
+                       headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    status, headers, data = answer(connection)
+    assert status == 201, data[:300]
+    assert_usable_or_closed(connection, headers)
+
+
+def raw(stack: Stack, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send `request` bytes as they are on a new connection and read the answer."""
+    address = urlsplit(stack.base_url)
+    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+        sock.sendall(request)
+        response = http.client.HTTPResponse(sock)
+        try:
+            response.begin()
+            return response.status, {name.lower(): value for name, value in response.getheaders()}, response.read()
+        finally:
+            response.close()
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GET /v1/games?" + b"x" * 5000 + b" HTTP/1.1\r\nHost: a\r\n\r\n", 414),
+    (b"GET /v1/rules HTTP/1.1\r\nHost: a\r\nX-Big: " + b"y" * 9000 + b"\r\n\r\n", 431),
+    (b"GET /v1/rules HTTP/1.1\r\nHost: a\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(120)) + b"\r\n", 431),
+], ids=["request line", "header field", "header count"])
+def test_requests_beyond_the_line_and_header_limits_get_the_json_envelope(
+    stack: Stack, request_bytes: bytes, status: int
+) -> None:
+    """README "Limits and lifetimes": gunicorn's own limits sit above the app's, so the app answers these."""
+    answered, headers, data = raw(stack, request_bytes)
+    assert answered == status, data[:300]
+    assert headers["content-type"] == "application/json"
+    body = json.loads(data)
+    assert body["code"] == status and body["error"] and body["message"]
