@@ -83,6 +83,10 @@ class Docker:
         except subprocess.TimeoutExpired:
             self.daemon.kill()
             self.daemon.wait()
+        # dockerd leaves its network namespace mounted under --exec-root, which pytest then cannot delete
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+        for target in [line.split()[1] for line in mounts if line.split()[1].startswith(str(self.root))]:
+            subprocess.run(["umount", "--lazy", target], check=False, capture_output=True)
 
 
 def debian_base(debootstrap: str) -> Path:
