@@ -3,9 +3,14 @@
 #   docker run -e REDIS_URL=redis://redis:6379/0 -p 8000:8000 cardroom
 #   docker run -e REDIS_URL=redis://redis:6379/0 --no-healthcheck cardroom python -m worker
 # Pinned to Python 3.11 on Debian bookworm; pin a digest (python:3.11-slim-bookworm@sha256:...) for builds that
-# must be byte-for-byte repeatable.
+# must be byte-for-byte repeatable. BASE may name any image with Python 3.11+ as `python` and its venv module,
+# e.g. one made from Debian's packages where no registry is reachable (README "Docker": air-gapped builds);
+# PIP_NO_INDEX and PIP_FIND_LINKS (build arguments) install from a local wheelhouse instead of PyPI.
+ARG BASE=python:3.11-slim-bookworm
 
-FROM python:3.11-slim-bookworm AS build
+FROM ${BASE} AS build
+ARG PIP_NO_INDEX
+ARG PIP_FIND_LINKS
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
@@ -20,7 +25,7 @@ COPY worker ./worker
 RUN pip install --no-cache-dir . \
     && python -m compileall -q /opt/venv
 
-FROM python:3.11-slim-bookworm AS runtime
+FROM ${BASE} AS runtime
 LABEL org.opencontainers.image.title="cardroom" \
       org.opencontainers.image.description="HTTP game server for turn-based card games (web + RQ worker)"
 ENV PATH=/opt/venv/bin:$PATH \

@@ -29,8 +29,8 @@ from collections import defaultdict
 from typing import Any
 
 from engine.ai import choose_action, history_entry, seat_view
-from engine.cards import shuffled
 from engine.games import GAMES
+from engine.protocol import capabilities
 
 PAIRINGS = [("hard", "random"), ("hard", "easy"), ("hard", "medium"), ("medium", "easy")]
 MAX_ACTIONS = 20_000
@@ -64,9 +64,8 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         levels = [weak] * seats
         levels[strong_seat] = strong
     seed = 1_000_003 * index + 17
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
-    if hasattr(game, "with_ai_seats"):
-        state = game.with_ai_seats(state, range(seats))
+    state = game.new_game(seats, options, seed=seed)
+    state = capabilities(game).with_ai_seats(state, range(seats))
     histories: list[list[Any]] = [[] for _ in range(seats)]
     version = 1
     times: dict[str, list[float]] = defaultdict(list)
@@ -77,7 +76,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         to_act = sorted(game.to_act(state))
         move = None
         # seats with only optional actions first (they may pass), then the seat that must act
-        optional: frozenset[str] = getattr(game, "OPTIONAL_ACTIONS", frozenset())
+        optional = capabilities(game).optional_actions
         must = [s for s in to_act if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
         for seat in [s for s in to_act if s not in must] + must:
             view = seat_view(game_id, state, seat, histories[seat])

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache, total_ordering
+from functools import total_ordering
 
 from engine.errors import InvalidDeck
 
@@ -62,19 +62,22 @@ _FRENCH_FACES = {11: "J", 12: "Q", 13: "K", 14: "A"}
 
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
-    """One card. Ordering is by (rank, suit) and only serves stable sorting, never a rule."""
+    """One card. Ordering is by (rank, suit) and only serves stable sorting, never a rule.
+
+    `code` is the wire code, e.g. `10H`, `QS`, `12O`; worked out once, when the card is made, because views,
+    legal actions, events and stored states ask for it all the time.
+
+    >>> Card(12, Suit.SPADES).code, Card(12, Suit.OROS).code, Card(10, Suit.COPAS).code
+    ('QS', '12O', '10C')
+    """
 
     rank: int
     suit: Suit
+    code: str = field(init=False, compare=False, repr=False)
 
-    @property
-    def code(self) -> str:
-        """The wire code, e.g. `10H`, `QS`, `12O`.
-
-        >>> Card(12, Suit.SPADES).code, Card(12, Suit.OROS).code, Card(10, Suit.COPAS).code
-        ('QS', '12O', '10C')
-        """
-        return _code(self.rank, self.suit)
+    def __post_init__(self) -> None:
+        face = str(self.rank) if self.suit.spanish else _FRENCH_FACES.get(self.rank, str(self.rank))
+        object.__setattr__(self, "code", f"{face}{self.suit.letter}")
 
     @property
     def rank_code(self) -> str:
@@ -90,14 +93,6 @@ class Card:
 
     def __repr__(self) -> str:
         return f"Card({self.code})"
-
-
-@cache
-def _code(rank: int, suit: Suit) -> str:
-    # Cached: views, events and stored states ask for codes very often, and there are few distinct cards.
-    if suit.spanish:
-        return f"{rank}{suit.letter}"
-    return f"{_FRENCH_FACES.get(rank, rank)}{suit.letter}"
 
 
 def french_deck(lowest_rank: int = 2) -> tuple[Card, ...]:

@@ -15,27 +15,27 @@ Hand = tuple[Card, ...]
 Hands = tuple[Hand, ...]
 
 
-def require_in_hand(hand: Hand, card: Card) -> None:
-    """Check that the actor holds `card`.
+def missing_from_hand(hand: Hand, card: Card) -> str | None:
+    """Why the actor cannot play `card` from its `hand`, or None when it holds it.
 
-    Raises:
-        IllegalAction: it does not ("QS is not in your hand": the actor's own card, never another's).
+    The reason names the actor's own card, never another's: "QS is not in your hand".
     """
-    if card not in hand:
-        raise IllegalAction(f"{card} is not in your hand")
+    return None if card in hand else f"{card} is not in your hand"
 
 
 def lay_card(hands: Hands, seat: Seat, card: Card) -> Hands:
     """`hands` with `card` gone from `seat`'s hand (the order of the rest is kept).
 
     Raises:
-        IllegalAction: `card` is not in that hand (`require_in_hand`).
+        IllegalAction: `card` is not in that hand (`missing_from_hand`).
 
     >>> from engine.cards import parse_french_36 as card
     >>> lay_card(((card("6S"), card("7S")), (card("8S"),)), 0, card("6S"))
     ((Card(7S),), (Card(8S),))
     """
-    require_in_hand(hands[seat], card)
+    reason = missing_from_hand(hands[seat], card)
+    if reason is not None:
+        raise IllegalAction(reason)
     return _replace(hands, seat, tuple(other for other in hands[seat] if other != card))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.cards import Card
+from engine.cards import Card, shuffled
 from engine.errors import InvalidDeck, InvalidOptions
 from engine.protocol import JSON
 
@@ -48,17 +48,22 @@ def no_options_parser(game_id: str) -> Callable[[Mapping[str, JSON]], NoOptions]
 
 
 def check_table(
-    game_id: str, seats: int, allowed: range, deck: Sequence[Card], full: Sequence[Card]
+    game_id: str, seats: int, allowed: range, deck: Sequence[Card] | None, full: Sequence[Card], seed: int
 ) -> tuple[Card, ...]:
-    """Check a new game's seat count and `deck` (top first); return the deck as a tuple.
+    """Check a new game's seat count and `deck` (top first); return the deck to deal, top first.
+
+    `deck` None is the usual case: the game deals `full` (its full deck) shuffled by `random.Random(seed)`
+    (`engine.cards.shuffled`), so a game's seed alone fixes its deal.
 
     Raises:
         InvalidOptions: `seats` is not in `allowed`.
-        InvalidDeck: `deck` is not a permutation of `full` (the game's full deck).
+        InvalidDeck: `deck` is not a permutation of `full`.
     """
     if seats not in allowed:
         counts = str(allowed.start) if len(allowed) == 1 else f"{allowed.start}-{allowed.stop - 1}"
         raise InvalidOptions(f"{game_id} is played by {counts} seats, not {seats}")
+    if deck is None:
+        return shuffled(full, seed)
     if len(deck) != len(full) or set(deck) != set(full):
         raise InvalidDeck(f"deck must be a permutation of the game's {len(full)} cards")
     return tuple(deck)

@@ -4,21 +4,16 @@ A game is a module whose top-level names satisfy `Game`; `engine.games.GAMES` ma
 States are frozen dataclasses: `apply` returns a new state and never mutates its input. Actions are the JSON
 objects clients post (`{"type": "attack", "card": "6H"}`), so `legal_actions` is exactly what the API lists.
 
-Optional hooks: a game module may also define these; callers use `getattr(module, name, None)`:
-- `OPTIONAL_ACTIONS: frozenset[str]`: action types a listed seat is never waited for (Talmut's `match`,
-  `withdraw`); an AI listed only for them may choose nothing.
-- `with_ai_seats(state, seats) -> state`: told once, at creation, which seats an AI plays from the start.
-- `seats_handed_to_ai(state) -> {seat: level}`: seats the rules now hand to an AI (a resigned Talmut seat).
-- `ai_delay_ms(state, seat) -> int`: how long an AI in `seat` should wait before acting (0: at once). The wait
-  counts from the first of the consecutive versions in which it is > 0 for that seat (service/turns.py), so a
-  game returns 0 for at least one version between two waits.
+What only some games' rules have (Talmut's optional matches, its resigned seats played on by an AI, its pause
+before an AI closes a window) is the game's `CAPABILITIES`, read through `capabilities(game)`: a game without them
+declares `Capabilities()`, whose defaults change nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from engine.actions import ActionShapes
 from engine.cards import Card
@@ -93,6 +88,40 @@ class View:
     seats: Sequence[Mapping[str, JSON]]
 
 
+def _no_ai_seats(state: StateT, seats: Iterable[Seat]) -> StateT:
+    return state
+
+
+def _no_seats_handed(state: object) -> Mapping[Seat, str]:
+    return {}
+
+
+def _no_delay(state: object, seat: Seat) -> int:
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities(Generic[StateT]):
+    """The optional parts of a game's rules; each default is what a game without that part does.
+
+    Attributes:
+        optional_actions: action types a listed seat is never waited for (Talmut's `match` and `withdraw`,
+            talmut.md §4.1); an AI listed only for them may choose nothing. Default: none.
+        with_ai_seats: `(state, seats) -> state`, told once, at creation, which seats an AI plays from the start.
+            Default: the state unchanged.
+        seats_handed_to_ai: `state -> {seat: level}`, the seats the rules now hand to an AI (a resigned Talmut
+            seat, talmut.md §3.17). Default: none.
+        ai_delay_ms: `(state, seat) -> milliseconds` an AI in `seat` waits before acting (0: at once). The wait
+            counts from the first of the consecutive versions in which it is > 0 for that seat
+            (service/turns.py), so a game returns 0 for at least one version between two waits. Default: 0.
+    """
+
+    optional_actions: frozenset[str] = frozenset()
+    with_ai_seats: Callable[[StateT, Iterable[Seat]], StateT] = _no_ai_seats
+    seats_handed_to_ai: Callable[[StateT], Mapping[Seat, str]] = _no_seats_handed
+    ai_delay_ms: Callable[[StateT, Seat], int] = _no_delay
+
+
 class Game(Protocol[StateT, OptionsT]):
     """One game's rules, as module-level names (checked by mypy against each module)."""
 
@@ -100,6 +129,7 @@ class Game(Protocol[StateT, OptionsT]):
     TITLE: str
     SEATS: range
     ACTIONS: ActionShapes
+    CAPABILITIES: Capabilities[StateT]
 
     def describe_options(self) -> dict[str, JSON]:
         """Each option's name -> `{"type": ..., "default": ..., ...}` for `GET /v1/rules/{game}`."""
@@ -113,8 +143,11 @@ class Game(Protocol[StateT, OptionsT]):
         """The game's deck in canonical order."""
         ...
 
-    def new_game(self, seats: int, options: OptionsT, deck: Sequence[Card], seed: int) -> StateT:
-        """Deal `deck` (top first) to `seats` players; `seed` drives any later chance."""
+    def new_game(self, seats: int, options: OptionsT, deck: Sequence[Card] | None = None, *, seed: int) -> StateT:
+        """Deal `deck` (top first; None: the full deck shuffled by `seed`) to `seats` players.
+
+        `seed` also drives any later chance. Raises `InvalidOptions` (the seat count) and `InvalidDeck`.
+        """
         ...
 
     def to_act(self, state: StateT) -> frozenset[Seat]:
@@ -152,3 +185,8 @@ class Game(Protocol[StateT, OptionsT]):
     def load_state(self, data: Mapping[str, JSON]) -> StateT:
         """Inverse of `dump_state`."""
         ...
+
+
+def capabilities(game: Game[StateT, Any]) -> Capabilities[StateT]:
+    """The optional parts of `game`'s rules (`Capabilities`): the one way callers reach them."""
+    return game.CAPABILITIES

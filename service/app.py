@@ -8,12 +8,13 @@ from typing import Any
 import redis
 from flask import Flask
 
-from service import config, errors, limits, logs, ratelimit
+from service import config, cors, docs, errors, limits, logs, ratelimit
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.routes import games, health, metrics, rules, web
 from service.schemas.actions import register_action_components
+from service.schemas.clock import ClockSchema
 from service.store import GameStore, check_eviction_policy
 from service.turns import make_queue
 
@@ -36,8 +37,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     api = CardroomApi(app)
     register_action_components(api.spec)
+    api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
+    docs.init_app(app)
+    cors.init_app(app)
     app.register_blueprint(web.blp)  # the browser table: pages, not API operations, so not in the spec
     errors.register(app)
     logs.init_app(app)

@@ -6,12 +6,22 @@ header is a spectator.
 
 from __future__ import annotations
 
+import math
 import secrets
+import time
+from collections import OrderedDict
 
 from flask import request
 from flask_smorest import abort
 
+from service.extensions import services
 from service.store import GameRecord, hash_token, seat_for_token
+
+PRESENCE_SECONDS = 10
+"""A seat's `last_seen` is written at most once per this many seconds (shared/API.md presence)."""
+MARKS_KEPT = 10_000
+"""How many seats' latest presence marks one process remembers (`mark_present`), the oldest dropped first."""
+_marked: OrderedDict[tuple[str, str, int], float] = OrderedDict()
 
 
 def bearer_token() -> str | None:
@@ -33,14 +43,36 @@ def viewer_seat(record: GameRecord) -> int | None:
 
 
 def player_seat(record: GameRecord) -> int:
-    """The seat of the request's token; aborts 401 `unauthorized` without a token or for a token of no seat."""
+    """The seat of the request's token, whose presence it records; 401 `unauthorized` without one or of no seat.
+
+    Every authenticated request counts as the seat being present (`mark_present`): the view's `last_seen`, so
+    clients can show that a player went away.
+    """
     token = bearer_token()
     seat = None if token is None else seat_for_token(record, token)
     if seat is None:
         # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
         abort(401, message="this token holds no seat of this game", error="unauthorized",
               headers={"WWW-Authenticate": "Bearer"})
+    mark_present(record, seat)  # type: ignore[arg-type]
     return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
+
+
+def mark_present(record: GameRecord, seat: int) -> None:
+    """Record that `seat`'s player is here now (`last_seen`), at most once per `PRESENCE_SECONDS`.
+
+    Redis refuses a second write within the interval whichever process asks (`GameStore.touch_seen`); this
+    process does not even ask again within it, so a seat's steady polling costs no extra round trip.
+    """
+    store, now = services().store, time.time()
+    key = (store.prefix, record.game_id, seat)
+    if now - _marked.get(key, -math.inf) < PRESENCE_SECONDS:
+        return
+    _marked[key] = now
+    _marked.move_to_end(key)
+    while len(_marked) > MARKS_KEPT:
+        _marked.popitem(last=False)
+    store.touch_seen(record, seat, now, PRESENCE_SECONDS)
 
 
 def new_token() -> tuple[str, str]:

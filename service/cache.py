@@ -1,21 +1,23 @@
 """A per-process cache of the latest record of each game, so the clients woken by one move share one read.
 
 A record is immutable for its version: the cache never serves a stale version, it only saves decoding (and, with
-views memoised on the record, `service/views.py`) what this process read already. Every read still asks Redis for
-the game's current version and record in one round trip; the record's JSON is decoded only when its version is
-new to this process. A read for at least a known version (a waiter woken by a published version) costs no round
-trip when the cache holds it, and concurrent reads of the same game wait for one another instead of all reading.
+views memoised on the record, `service/views.py`) what this process read already. A plain read still asks Redis
+for the game's current version and record in one round trip; the record's JSON is decoded only when its version
+is new to this process. A read for at least a known version (a waiter woken by a published version) costs no round
+trip when the cache holds it, and the waiters of one game woken together make one read between them: the others
+wait for it, while reads of other games go on.
 """
 
 from __future__ import annotations
 
 import threading
-import zlib
 from collections import OrderedDict
 
 from service.store import GameRecord, GameStore
 
-LOCK_STRIPES = 64
+JOIN_SECONDS = 5.0
+"""How long a reader waits for another's read of the same game before reading itself (a read takes milliseconds;
+Redis's socket timeout bounds a failing one)."""
 
 
 class RecordCache:
@@ -25,7 +27,8 @@ class RecordCache:
         self.store = store
         self.size = size
         self._records: OrderedDict[str, GameRecord] = OrderedDict()
-        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self._lock = threading.Lock()
+        self._reading: dict[str, threading.Event] = {}  # game id -> set when the read under way ends
 
     def load(self, game_id: str, at_least: int | None = None) -> GameRecord:
         """The game's current record (`at_least`: any record of at least that version, e.g. one just published).
@@ -34,19 +37,31 @@ class RecordCache:
             GameNotFound: no such game.
             redis.RedisError: Redis is unreachable.
         """
-        cached = self._records.get(game_id)
-        if at_least is not None and cached is not None and cached.version >= at_least:
-            return cached
-        with self._locks[zlib.crc32(game_id.encode()) % LOCK_STRIPES]:
+        if at_least is None:
+            return self._read(game_id)
+        while True:
             cached = self._records.get(game_id)
-            if at_least is not None and cached is not None and cached.version >= at_least:
-                return cached  # read by a concurrent request while this one waited for the lock
-            record = self.store.load(game_id, cached)
-            self._keep(record)
-            return record
+            if cached is not None and cached.version >= at_least:
+                return cached
+            with self._lock:
+                under_way = self._reading.get(game_id)
+                if under_way is None:
+                    self._reading[game_id] = done = threading.Event()
+            if under_way is None:
+                break
+            under_way.wait(JOIN_SECONDS)  # another waiter of this game is reading it: look at the cache again
+        try:
+            return self._read(game_id)
+        finally:
+            with self._lock:
+                del self._reading[game_id]
+            done.set()
 
-    def _keep(self, record: GameRecord) -> None:
-        self._records[record.game_id] = record
-        self._records.move_to_end(record.game_id)
-        while len(self._records) > self.size:
-            self._records.popitem(last=False)
+    def _read(self, game_id: str) -> GameRecord:
+        record = self.store.load(game_id, self._records.get(game_id))
+        with self._lock:
+            self._records[record.game_id] = record
+            self._records.move_to_end(record.game_id)
+            while len(self._records) > self.size:
+                self._records.popitem(last=False)
+        return record

@@ -171,6 +171,19 @@ def serve(args: argparse.Namespace) -> int:
     return 0 if stopping else 1
 
 
+def wait_for_process_group(group: int, seconds: float) -> None:
+    """Wait until process group `group` (a child started in a session of its own) is empty; SIGKILL it after."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signal.SIGKILL)
+
+
 def embedded_redis_runs(data_dir: Path) -> bool:
     """Whether a Redis answers on `data_dir`'s socket (started by another `serve`)."""
     socket_path = data_dir / "redis.sock"
@@ -184,7 +197,12 @@ def embedded_redis_runs(data_dir: Path) -> bool:
 
 def stop_children(children: list[subprocess.Popen[bytes]], redis_process: subprocess.Popen[bytes] | None,
                   redis_url: str | None) -> None:
-    """SIGTERM to each child, SIGKILL to its whole process group after 15 s; then save and stop Redis."""
+    """SIGTERM to each child, SIGKILL to its whole process group after 15 s; then save and stop Redis.
+
+    Redis stops only once every process of the children's groups is gone: the worker's RQ scheduler and work
+    horse, or gunicorn's workers, may outlive their parent by a moment, and would then log a traceback against a
+    Redis that is gone.
+    """
     for child in children:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
@@ -195,6 +213,7 @@ def stop_children(children: list[subprocess.Popen[bytes]], redis_process: subpro
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child.pid, signal.SIGKILL)  # with its work horse or gunicorn workers
             child.wait()
+        wait_for_process_group(child.pid, 15)
     if redis_process is not None and redis_url is not None:
         try:
             redis.Redis.from_url(redis_url).shutdown(save=True)

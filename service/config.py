@@ -24,6 +24,8 @@ def from_environment() -> dict[str, Any]:
         "RATE_LIMIT_PER_ADDRESS": os.environ.get("RATE_LIMIT_PER_ADDRESS", "5000/second"),
         "RATE_LIMIT_PER_TOKEN": os.environ.get("RATE_LIMIT_PER_TOKEN", "2000/second"),
         "RATE_LIMIT_ENABLED": os.environ.get("RATE_LIMIT_ENABLED", "1") != "0",
+        # Web pages of these origins may call the API from a browser (service/cors.py); default none
+        "CORS_ORIGINS": cors_origins(os.environ.get("CORS_ORIGINS", "")),
         "LONG_POLL_MAX_SECONDS": 30,
         # Clients one process lets wait at once (long-polls and streams, each a greenlet of a few KB); beyond it a
         # wait is answered 503 with `Retry-After`. A bound for memory only: waiting costs no thread.
@@ -36,12 +38,27 @@ def from_environment() -> dict[str, Any]:
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "/docs",
-        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        # served by this app from a pinned package (service/docs.py), so /docs works offline
+        "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
+        # no badge fetched from swagger.io's online validator: the page asks nothing of another host
+        "OPENAPI_SWAGGER_UI_CONFIG": {"validatorUrl": None},
         "API_SPEC_OPTIONS": {
             "info": {"description": "An HTTP game server for turn-based card games. Contract: shared/API.md."},
+            # relative: the server the spec was fetched from (Swagger UI's Try it out, generated clients' default)
+            "servers": [{"url": "/", "description": "the server that serves this document"}],
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         },
     }
+
+
+def cors_origins(text: str) -> list[str] | str:
+    """`CORS_ORIGINS` read: `"*"` (any origin), else the exact origins it lists, comma-separated (`[]`: none).
+
+    E.g. `"https://cards.example, http://localhost:5173"` -> `["https://cards.example", "http://localhost:5173"]`.
+    """
+    if text.strip() == "*":
+        return "*"
+    return [origin.strip() for origin in text.split(",") if origin.strip()]
 
 
 def eviction_allowed() -> bool:
@@ -70,7 +87,9 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
     own loop, which quits on any Redis error while it runs a job, never sees one (README "Limits and lifetimes").
     The pool holds at most `REDIS_MAX_CONNECTIONS` (default 64) connections: a request beyond them waits for a
     free one (up to the socket timeout), so the connections of a process never grow with its clients.
-    `overrides` replace these settings (`pubsub_client`).
+    `overrides` replace these settings (`pubsub_client`). `REDIS_PASSWORD`, when set, is the password (e.g. from
+    a Kubernetes Secret of its own), used unless the URL holds one; a `rediss://` URL is TLS, with
+    `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm").
     """
     import redis
     from redis.backoff import NoBackoff
@@ -90,6 +109,7 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
         "socket_timeout": socket_timeout,
         "socket_connect_timeout": float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
         "health_check_interval": 30,
+        "password": os.environ.get("REDIS_PASSWORD") or None,
         "retry": retry,
         "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "64")),
         "timeout": socket_timeout,  # waiting for a free connection of the pool

@@ -14,6 +14,7 @@ from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
+from service.rematch import NotFinished, SeatTaken
 from service.store import GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
 from service.turns import GameNotStarted, InvalidSetup, UnknownGame
 
@@ -73,6 +74,14 @@ def register(app: Flask) -> None:
     @app.errorhandler(InvalidSetup)
     def invalid_setup(error: InvalidSetup):  # type: ignore[no-untyped-def]
         return envelope(422, "invalid_request", str(error)), 422
+
+    @app.errorhandler(NotFinished)
+    def not_finished(error: NotFinished):  # type: ignore[no-untyped-def]
+        return envelope(409, "not_finished", str(error)), 409
+
+    @app.errorhandler(SeatTaken)
+    def seat_taken(error: SeatTaken):  # type: ignore[no-untyped-def]
+        return envelope(409, "seat_taken", str(error)), 409
 
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]

@@ -12,9 +12,12 @@ from typing import Any
 
 import flask_smorest
 import marshmallow as ma
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow.common import resolve_schema_instance
 from flask import current_app
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 from rq import Queue
 from webargs.flaskparser import FlaskParser
 
@@ -63,15 +66,52 @@ def nullable_nested(converter, field, ret, **kwargs):  # type: ignore[no-untyped
     return {}
 
 
+class OneOfConverter(OpenAPIConverter):
+    """apispec's converter, documenting a marshmallow-oneofschema `OneOfSchema` as a discriminated `oneOf`.
+
+    apispec knows no `OneOfSchema` (it would write an empty object): here each variant becomes a component of its
+    own and the union `oneOf` their `$ref`s, with a discriminator on the schema's `type_field` (e.g. a view's
+    `game`, an action's `type`), so generated clients get one model per variant and pick it by that field.
+    """
+
+    def schema2jsonschema(self, schema):  # type: ignore[no-untyped-def]
+        """The JSON schema of `schema`: a discriminated `oneOf` for a `OneOfSchema`, else apispec's own."""
+        instance = resolve_schema_instance(schema)
+        if not isinstance(instance, OneOfSchema):
+            return super().schema2jsonschema(schema)
+        mapping = {key: self.resolve_nested_schema(variant)["$ref"] for key, variant in instance.type_schemas.items()}
+        union: dict[str, Any] = {
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": instance.type_field, "mapping": mapping},
+        }
+        description = getattr(getattr(instance, "Meta", None), "description", None) or instance.__doc__
+        if description:
+            union["description"] = description.strip()
+        return union
+
+
+class CardroomMarshmallowPlugin(MarshmallowPlugin):
+    """apispec's marshmallow plugin with the `OneOfConverter`."""
+
+    Converter = OneOfConverter
+
+
 class CardroomApi(Api):
     """flask-smorest's Api with the Cardroom error envelope: every HTTP error carries `error` and `message`."""
 
     ERROR_SCHEMA = ErrorSchema
 
     def init_app(self, app, *, spec_kwargs=None):  # type: ignore[no-untyped-def]
-        """flask-smorest's setup, then our field converters (before any schema is converted)."""
+        """flask-smorest's setup with `OneOfConverter`, then our field converters (before any schema is converted)."""
+        spec_kwargs = {"marshmallow_plugin": CardroomMarshmallowPlugin(), **(spec_kwargs or {})}
         super().init_app(app, spec_kwargs=spec_kwargs)
         self.ma_plugin.converter.add_attribute_function(nullable_nested)
+
+    def _register_pagination_header(self):  # type: ignore[no-untyped-def]
+        """Nothing: the lobby pages with `offset`/`next_offset` in the body, never flask-smorest's X-Pagination.
+
+        flask-smorest's own would leave an unused `PaginationMetadata` schema in the spec (a lint warning).
+        """
 
     def _register_responses(self):  # type: ignore[no-untyped-def]
         """flask-smorest's response components, plus `STORE_UNAVAILABLE` (503 with `Retry-After`)."""
@@ -105,9 +145,10 @@ class CardroomApi(Api):
         """Register `blp`, then document 503 `store_unavailable` on each of its operations that uses Redis.
 
         Every path but `/healthz` and `/v1/rules*` reads Redis (service/errors.py answers 503 when it is down).
-        Also 429 `rate_limited` on every rate-limited path, and 413 and 415 on every body (service/limits.py).
-        apispec has no public way to amend an operation, so this edits the dict `spec.to_dict()` returns, which is
-        the spec's own.
+        Also 429 `rate_limited` on every rate-limited path, and 413 and 415 on every body (service/limits.py). An
+        operation that declares no `security` (`@blp.doc(security=...)`) is public: it gets `security: []`, which
+        says so to linters and generators instead of leaving it unsaid. apispec has no public way to amend an
+        operation, so this edits the dict `spec.to_dict()` returns, which is the spec's own.
         """
         super().register_blueprint(blp, parameters=parameters, **options)
         for path, operations in self.spec.to_dict()["paths"].items():
@@ -120,6 +161,7 @@ class CardroomApi(Api):
             for method, operation in operations.items():
                 if method not in {"get", "post", "put", "patch", "delete"}:
                     continue
+                operation.setdefault("security", [])
                 if path not in UNLIMITED_PATHS:
                     operation["responses"]["429"] = {"$ref": f"#/components/responses/{RATE_LIMITED}"}
                 if method in {"post", "put", "patch"}:

@@ -20,10 +20,12 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import redis
+
+from engine.protocol import Event
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +45,26 @@ def ai_decision_key(prefix: str) -> str:
     return f"{prefix}:metrics:ai_decision_seconds"
 
 
-def count_action(client: redis.Redis, prefix: str, game: str, action_type: str) -> None:
-    """Count one applied action of `game` (human or AI); called after the move was stored."""
+def ai_fallbacks_key(prefix: str) -> str:
+    """Hash `<game>|<level>|<reason>` -> moves a fallback level made because `level` failed (`error`, `timeout`)."""
+    return f"{prefix}:metrics:ai_fallbacks"
+
+
+def count_action(
+    client: redis.Redis, prefix: str, game: str, action_type: str, notes: Sequence[Event] = ()
+) -> None:
+    """Count one applied action of `game` (human or AI), and each `ai_fallback` among its `notes`.
+
+    Called after the move was stored, in one round trip.
+    """
     try:
-        client.hincrby(actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
+        with client.pipeline(transaction=False) as pipe:
+            pipe.hincrby(actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
+            for note in notes:
+                if note.type == "ai_fallback":
+                    field = _SEPARATOR.join([game, str(note.public["level"]), str(note.public["reason"])])
+                    pipe.hincrby(ai_fallbacks_key(prefix), field, 1)
+            pipe.execute()
     except redis.RedisError:
         log.warning("could not count a %s %s action", game, action_type, exc_info=True)
 
@@ -84,16 +102,18 @@ class RedisGameCollector:
     def collect(self) -> Iterator[Any]:
         """Yield the game metric families, read from Redis in one round trip.
 
-        `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_queue_depth`, `cardroom_active_games`.
+        `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_fallbacks`,
+        `cardroom_ai_queue_depth`, `cardroom_active_games`.
         """
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(actions_key(self.prefix))
             pipe.hgetall(ai_decision_key(self.prefix))
+            pipe.hgetall(ai_fallbacks_key(self.prefix))
             for game in self.games:
                 pipe.zcount(f"{self.prefix}:index:active:{game}", time.time(), "+inf")  # scored by expiry
-            actions, decisions, *active = pipe.execute()
+            actions, decisions, fallbacks, *active = pipe.execute()
 
         applied = CounterMetricFamily(
             "cardroom_actions_applied", "Game actions applied, by humans and AI seats", labels=["game", "type"]
@@ -109,6 +129,15 @@ class RedisGameCollector:
         for (game, level), (buckets, total) in sorted(_histograms(decisions).items()):
             histogram.add_metric([game, level], buckets, total)
         yield histogram
+
+        fell_back = CounterMetricFamily(
+            "cardroom_ai_fallbacks",
+            "AI moves a fallback level made because the seat's level failed (reason: error or timeout)",
+            labels=["game", "level", "reason"],
+        )
+        for field, count in sorted(fallbacks.items()):
+            fell_back.add_metric(field.decode().split(_SEPARATOR), int(count))
+        yield fell_back
 
         depth = GaugeMetricFamily("cardroom_ai_queue_depth", "AI turns waiting in the RQ queue for a worker")
         depth.add_metric([], self.queue.count)

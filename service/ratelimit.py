@@ -23,6 +23,7 @@ from limits import parse_many
 
 from service.auth import bearer_token
 from service.extensions import UNLIMITED_PATHS
+from service.routes.metrics import RATE_LIMITED
 from service.store import hash_token
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,7 @@ def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | Non
             seconds = limit.get_expiry()
             window = int(now // seconds)
             if counts.hit(f"{who}:{limit.amount}/{seconds}:{window}", seconds, (window + 1) * seconds) > limit.amount:
+                RATE_LIMITED.labels(who.partition(":")[0]).inc()
                 abort(429, message=f"too many requests: at most {limit}; retry later", error="rate_limited",
                       headers={"Retry-After": str(max(1, math.ceil((window + 1) * seconds - now)))})
 

@@ -5,6 +5,7 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
 - `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py)
+- `<prefix>:{<id>}:seen`   hash: seat -> Unix time of its last authenticated request (presence, `touch_seen`)
 - `<prefix>:index:<status>` sorted set of game ids, each scored by the Unix time its keys expire, for the lobby
 - `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
 
@@ -38,8 +39,8 @@ log = logging.getLogger(__name__)
 STATUSES = ("waiting", "active", "finished")
 
 # One atomic step: compare the version, write the record, append the events, renew the game's lifetime (ARGV[4]
-# seconds, README "Limits and lifetimes"), publish (shared/API.md versions). Nothing is half-written: Lua scripts
-# run whole or not at all.
+# seconds, README "Limits and lifetimes"; its presence hash too), publish (shared/API.md versions). Nothing is
+# half-written: Lua scripts run whole or not at all.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
@@ -47,7 +48,26 @@ redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
 redis.call('PUBLISH', KEYS[3], ARGV[2])
+return 1
+"""
+
+# Delete a game only if it is still at the version its deleter read (a seat taken meanwhile keeps it alive). The
+# version after it is published so that every waiter wakes at once, reads, and finds no game.
+_COMPARE_AND_DELETE = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+redis.call('PUBLISH', KEYS[3], tonumber(ARGV[1]) + 1)
+return 1
+"""
+
+# Presence: at most one write per seat per ARGV[3] seconds, whichever process serves the seat's requests.
+_TOUCH_SEEN = """
+local last = redis.call('HGET', KEYS[1], ARGV[1])
+if last and tonumber(ARGV[2]) - tonumber(last) < tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
 
@@ -150,12 +170,17 @@ def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
 
 @dataclass
 class SeatRecord:
-    """One seat: `kind` "human" or "ai"; a human seat is open until `token_hash` is set."""
+    """One seat: `kind` "human" or "ai"; a human seat is open until `token_hash` is set.
+
+    `invite_hash` is the hash of the invitation code that seated the player of a private game: it is given back
+    to the game's unused codes if that player leaves before the game starts.
+    """
 
     kind: str
     name: str | None = None
     level: str | None = None
     token_hash: str | None = None
+    invite_hash: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -170,6 +195,11 @@ class GameRecord:
     `ai_delays_since` maps a seat (its number as a string: a JSON key) to the Unix time in seconds at which the
     AI delay it has at this version began (service/turns.py `ai_delays_since`), e.g. `{"1": 1764500000.25}`;
     records stored before the field existed load with `{}`, which schedules from the time of reading.
+
+    `clock` is the state of the game's clock at this version (service/clocks.py), None without `options.clock`.
+    `visibility` is "public" (listed in the lobby) or "private"; `invites` holds the hashes of a private game's
+    unused invitation codes. `rematch` is `{"game_id": ...}` once a rematch of this finished game was created.
+    Records stored before these fields existed load with their defaults.
     """
 
     game_id: str
@@ -182,6 +212,10 @@ class GameRecord:
     state: dict[str, Any]
     result: dict[str, Any] | None = None
     ai_delays_since: dict[str, float] = field(default_factory=dict)
+    clock: dict[str, Any] | None = None
+    visibility: str = "public"
+    invites: list[str] = field(default_factory=list)
+    rematch: dict[str, str] | None = None
     decoded: Any = field(default=None, init=False, repr=False, compare=False)
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
     views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -271,6 +305,8 @@ class GameStore:
         self.idle_ttl_seconds = idle_ttl_seconds or defaults["GAME_IDLE_TTL_SECONDS"]
         self.retention_seconds = retention_seconds or defaults["GAME_RETENTION_SECONDS"]
         self._compare_and_set = client.register_script(_COMPARE_AND_SET)
+        self._compare_and_delete = client.register_script(_COMPARE_AND_DELETE)
+        self._touch_seen = client.register_script(_TOUCH_SEEN)
 
     def ttl_of(self, record: GameRecord) -> int:
         """Seconds the keys of `record` live after this write: the retention time once finished, else the idle time."""
@@ -337,7 +373,7 @@ class GameStore:
         Raises:
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
-        keys = [self._key(record.game_id, "game"), self._key(record.game_id, "events"), self.channel(record.game_id)]
+        keys = [self._key(record.game_id, part) for part in ("game", "events", "version", "seen")]
         args = [
             str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),
             *[json.dumps(e) for e in events],
@@ -349,6 +385,36 @@ class GameStore:
         except redis.RedisError:  # the write is stored: a stale index entry heals itself (`listing`)
             log.warning("game %s: index not updated", record.game_id, exc_info=True)
 
+    def delete(self, game_id: str, expected_version: int) -> None:
+        """Delete the game (its record, events and presence) if it is still at `expected_version`.
+
+        Its waiting clients are woken (they then find no game). The indexes drop it when they next meet it.
+
+        Raises:
+            VersionConflict: the stored version is not `expected_version`; nothing was deleted.
+        """
+        keys = [self._key(game_id, part) for part in ("game", "events", "version", "seen")]
+        if not self._compare_and_delete(keys=keys, args=[str(expected_version)]):
+            raise VersionConflict(game_id)
+        self.forget(game_id)
+
+    def touch_seen(self, record: GameRecord, seat: int, now: float, every_seconds: float) -> bool:
+        """Record that `seat` of `record`'s game made a request at `now` (Unix time); True when written.
+
+        Not written when the seat's last one is less than `every_seconds` old. The time lives as long as the
+        game's keys.
+        """
+        keys = [self._key(record.game_id, "seen")]
+        return bool(self._touch_seen(keys=keys, args=[seat, repr(now), every_seconds, self.ttl_of(record)]))
+
+    def forget_seen(self, game_id: str, seat: int) -> None:
+        """Drop `seat`'s presence (its player left the seat: whoever takes it next has not been seen)."""
+        self.client.hdel(self._key(game_id, "seen"), seat)
+
+    def last_seen(self, game_id: str) -> dict[int, float]:
+        """Seat -> Unix time of its last recorded request (`touch_seen`); seats never seen are absent."""
+        seen = cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "seen")))
+        return {int(seat): float(moment) for seat, moment in seen.items()}
     def index_key(self, status: str, game: str | None = None) -> str:
         """The sorted set of the games with `status` (and of `game`, if given), scored by expiry time."""
         return f"{self.prefix}:index:{status}" if game is None else f"{self.prefix}:index:{status}:{game}"
@@ -409,7 +475,7 @@ class GameStore:
         Most recently written first. O(limit) whatever the number of games or the offset: one range by rank of the
         index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
         first entry past its expiry time, as all below it are too. An entry whose game is gone (expired since) or
-        has another status (an index write lost to an outage) is put right and skipped.
+        has another status (an index write lost to an outage) is put right and skipped; a private game is skipped.
         """
         index = self.index_key(status, game)
         now = time.time()
@@ -430,7 +496,8 @@ class GameStore:
                 elif record.status != status:
                     self._index(record)
                 else:
-                    records.append(record)
+                    if record.visibility != "private":  # a private game is never listed (shared/API.md)
+                        records.append(record)
                     continue
                 position -= 1  # the entry left this index
             if len(live) < len(entries) or len(entries) <= limit:
@@ -454,9 +521,21 @@ class GameStore:
         ids = cast(list[bytes], self.client.zrangebyscore(self.index_key("active"), time.time(), "+inf"))
         return [game_id.decode() for game_id in ids]
 
+    def count(self, name: str) -> int:
+        """Add one to the counter `name` (e.g. a `revive_key`), kept for the idle time; the new count."""
+        with self.client.pipeline() as pipe:
+            pipe.incr(name)
+            pipe.expire(name, self.idle_ttl_seconds)
+            count, _ = pipe.execute()
+        return int(count)
+
     def revive_key(self, game_id: str, version: int, seat: int) -> str:
         """Counter of how often an AI turn was enqueued again (service/turns.py `revive_ai_turns`)."""
         return self._key(game_id, f"revived:{version}:{seat}")
+
+    def timeout_revive_key(self, game_id: str, version: int, seat: int) -> str:
+        """Counter of how often a clock's timeout was scheduled again (worker/timeouts.py `revive_timeouts`)."""
+        return self._key(game_id, f"timeout-revived:{version}:{seat}")
 
     def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
         return self._key(game_id, f"idem:{seat}:" + hashlib.sha256(key.encode()).hexdigest())

@@ -4,9 +4,9 @@ Each function, `create_game` included, loads nothing itself beyond what it is gi
 function, then makes one write (`GameStore.create`, or the compare-and-set `GameStore.save`), and enqueues the next
 AI turn. A rejection raises before any write.
 
-Two optional game-module hooks (engine/protocol.py "Optional hooks") let the rules, not the service, decide:
+Two of a game's optional capabilities (`engine.protocol.Capabilities`) let the rules, not the service, decide:
 `seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
-waits before closing Talmut's matching window); games without them behave as before.
+waits before closing Talmut's matching window); their defaults hand over no seat and never wait.
 """
 
 from __future__ import annotations
@@ -18,21 +18,23 @@ import secrets
 import time
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 import redis
 from rq import Callback, Queue
-from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished
 from engine.ai import LEVELS
-from engine.cards import parse_deck, shuffled
-from engine.protocol import Action, Event
+from engine.cards import parse_deck
+from engine.protocol import Action, Event, capabilities
+from service import clocks
 from service.config import lifetimes
 from service.metrics import count_action
+from service.scheduling import enqueue_once
 from service.store import GameRecord, GameStore, SeatRecord
 from service.views import stored_event
 
@@ -76,13 +78,18 @@ def create_game(
     options: dict[str, object],
     deck: list[str] | None = None,
     seed: int | None = None,
+    visibility: str = "public",
+    invites: Sequence[str] = (),
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
 
     `seats` are the stored seat records in seat order: AI seats with their `level`, human seats open or (the
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
-    neither, a random seed. shared/API.md "Resources".
+    neither, a random seed. `options.clock` is the service's, validated and in its stored form already
+    (service/schemas/clock.py); the other options are the game's.
+    A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats.
+    shared/API.md "Resources".
 
     Raises:
         UnknownGame: no such game.
@@ -93,7 +100,7 @@ def create_game(
     if game_name not in GAMES:
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
-    parsed_options = game.parse_options(options)
+    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):
@@ -101,11 +108,9 @@ def create_game(
             raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
     full_deck = game.full_deck(parsed_options)
     seed = secrets.randbits(63) if seed is None else seed
-    cards = parse_deck(deck, full_deck) if deck is not None else shuffled(full_deck, seed)
-    state = game.new_game(len(seats), parsed_options, cards, seed)
-    tell_ai_seats = getattr(game, "with_ai_seats", None)  # optional hook (engine/protocol.py)
-    if tell_ai_seats is not None:
-        state = tell_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
+    cards = parse_deck(deck, full_deck) if deck is not None else None
+    state = game.new_game(len(seats), parsed_options, cards, seed=seed)
+    state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
     record = GameRecord(
         game_id=uuid.uuid4().hex,
         game=game.ID,
@@ -115,21 +120,32 @@ def create_game(
         seats=seats,
         options=options,
         state=game.dump_state(state),
+        visibility=visibility,
+        invites=list(invites),
     )
     record.decoded = state
+    record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
     wake_ai(store, queue, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
+    clocks.schedule_timeouts(queue, store.prefix, record)
     return record
 
 
 def play(
-    store: GameStore, queue: Queue, record: GameRecord, seat: int, action: Action, notes: Sequence[Event] = ()
+    store: GameStore,
+    queue: Queue,
+    record: GameRecord,
+    seat: int,
+    action: Action,
+    notes: Sequence[Event] = (),
+    by_clock: clocks.ClockMove | None = None,
 ) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
 
     `notes` are service events stored just before the action's own, in the same write (the worker's
-    `ai_fallback`: the AI's level failed and a fallback level chose this move).
+    `ai_fallback`: the AI's level failed and a fallback level chose this move; a clock's `timeout`). `by_clock`
+    says the clock made this move for the seat (service/clocks.py `next_clock`), None: the seat itself.
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
@@ -157,9 +173,10 @@ def play(
         ai_delays_since=ai_delays_since(record, state, time.time()),
     )
     new_record.decoded = state
+    new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
-    count_action(store.client, store.prefix, record.game, action["type"])
+    count_action(store.client, store.prefix, record.game, action["type"], notes)
     wake_ai(store, queue, new_record)
     return new_record
 
@@ -172,20 +189,20 @@ def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
     """
     try:
         enqueue_ai_turns(store, queue, record)
+        clocks.schedule_timeouts(queue, store.prefix, record)
     except redis.RedisError:
-        log.warning("game %s version %s: AI turn not enqueued, left to the sweep", record.game_id, record.version,
-                    exc_info=True)
+        log.warning("game %s version %s: AI turn or timeout not enqueued, left to the sweep", record.game_id,
+                    record.version, exc_info=True)
 
 
 def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
-    """`record.seats` after the rules handed seats to an AI, per the game's optional `seats_handed_to_ai(state)`.
+    """`record.seats` after the rules handed seats to an AI, per the game's `seats_handed_to_ai(state)` capability.
 
     E.g. a resigned Talmut seat plays on at `easy` (talmut.md §3.17): it becomes `kind` "ai" at that level and
     keeps its name and token (its player may still watch it).
     """
-    handed = getattr(GAMES[record.game], "seats_handed_to_ai", None)
     seats = [dataclasses.replace(entry) for entry in record.seats]
-    for seat, level in (handed(state) if handed is not None else {}).items():
+    for seat, level in capabilities(GAMES[record.game]).seats_handed_to_ai(state).items():
         seats[seat].kind, seats[seat].level = "ai", level
     return seats
 
@@ -193,9 +210,12 @@ def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
 def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
     """Store a change that is not a game action (a seat taken, the game started) and wake the AI if due.
 
+    The clock of `new_record` is computed here (a game that starts starts its clock).
+
     Raises:
         VersionConflict: another write landed first; nothing was changed.
     """
+    new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
     wake_ai(store, queue, new_record)
 
@@ -204,16 +224,14 @@ def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, 
     """When the AI delay of each seat at `state`, the game's state after `record`, began: the next record's field.
 
     Returns `{seat number as a string: Unix time in seconds}`, e.g. `{"1": 1764500000.25}`: one entry per seat
-    whose optional `ai_delay_ms(state, seat)` is > 0, holding the time kept in `record` if the seat's delay was
+    whose `ai_delay_ms(state, seat)` capability is > 0, holding the time kept in `record` if the seat's delay was
     already running there (`record` has entries only for such seats), else `now`. A wait thus counts from the
     version that began it, as talmut.md §3.18 asks (from the discard that opened the window): were it counted
     from the latest version, every match (§3.10, §3.11) would restart it and repeated matches could put off the
     AI's draw for ever. The hook's contract (engine/protocol.py) makes consecutive versions with a delay for a
     seat one wait. Human seats count too, so a turn seat that resigns (§3.17) hands its AI the running pause.
     """
-    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
-    if delay_of is None:
-        return {}
+    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     return {
         str(seat): record.ai_delays_since.get(str(seat), now)
         for seat in range(len(record.seats))
@@ -234,7 +252,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
 
     `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
-    A seat the game asks to wait (its optional `ai_delay_ms(state, seat)` > 0, e.g. Talmut's `match_pause_ms`
+    A seat the game asks to wait (its `ai_delay_ms(state, seat)` capability > 0, e.g. Talmut's `match_pause_ms`
     before an AI closes a matching window, talmut.md §3.18) is scheduled with RQ's scheduler (`enqueue_at`; the
     worker runs `with_scheduler=True`), so no web or worker process ever sleeps. The wait counts from when it
     began (`record.ai_delays_since`; from now when the record has no entry for the seat), so a job for a later
@@ -243,27 +261,18 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     polls once a second, so the due time is rounded up to a whole second: the wait is never shorter than asked
     (fair to the humans who may match) and at most about two seconds longer.
     """
-    delay_of = getattr(GAMES[record.game], "ai_delay_ms", None)
+    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
-    state = record.engine_state() if seats and delay_of is not None else None
+    state = record.engine_state() if seats else None
     now = time.time()
     for seat in seats:
-        delay_ms = delay_of(state, seat) if delay_of is not None else 0
+        delay_ms = delay_of(state, seat)
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
-        job = {
-            "args": (store.prefix, record.game_id, record.version, seat),
-            "job_id": ai_job_id(record.game_id, record.version, seat),
-            "job_timeout": AI_JOB_TIMEOUT_SECONDS,
-            "on_failure": Callback(AI_JOB_FAILED),
-            "unique": True,
-        }
-        try:
-            if due > now:
-                queue.enqueue_at(datetime.fromtimestamp(due, tz=UTC), AI_JOB, **job)
-            else:
-                queue.enqueue(AI_JOB, **job)
-        except DuplicateJobError:
-            pass
+        enqueue_once(
+            queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
+            args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,
+            on_failure=Callback(AI_JOB_FAILED),
+        )
 
 
 def _ai_job(queue: Queue, record: GameRecord, seat: int) -> Job | None:
@@ -343,11 +352,7 @@ def revive_ai_turns(
         name = store.revive_key(record.game_id, record.version, seat)
         if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):
             continue  # another process revives it right now
-        with store.client.pipeline() as pipe:
-            pipe.incr(name)
-            pipe.expire(name, store.idle_ttl_seconds)
-            count, _ = pipe.execute()
-        if count > MAX_REVIVES:
+        if store.count(name) > MAX_REVIVES:
             continue
         log.warning("AI turn of game %s version %s seat %s: job %s, enqueued again", record.game_id,
                     record.version, seat, "missing" if job is None else job.get_status(refresh=False))
@@ -362,8 +367,5 @@ def revive_ai_turns(
 
 
 def _optional_only(record: GameRecord, seat: int) -> bool:
-    game = GAMES[record.game]
-    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
-    legal = game.legal_actions(record.engine_state(), seat)
-    return all(action["type"] in optional for action in legal)
+    return not clocks.must_act(record, seat)
 

@@ -12,6 +12,7 @@ from engine import GAMES
 from engine.ai import SeatView
 from engine.protocol import Event
 from engine.redaction import event_for
+from service.clocks import clock_view, utc_iso
 from service.store import GameRecord
 
 
@@ -20,7 +21,8 @@ def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> di
 
     While the game is `waiting` nothing has been dealt for anyone to see: `state` is null, `to_act` empty. A
     version's view of a seat is built once and kept on the record (`GameRecord.views`), so the clients woken by
-    one move share it; the nested values are shared too: callers must not change them.
+    one move share it; the nested values are shared too: callers must not change them. Nothing in it depends on
+    when it is read (the clock's times are absolute: service/clocks.py); `with_presence` adds what does.
     """
     view = record.views.get(seat)
     if view is None:
@@ -52,6 +54,9 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
         to_act = sorted(game.to_act(state))
         if seat is not None and seat in to_act:
             legal = [dict(action) for action in game.legal_actions(state, seat)]
+    clock, seat_clocks = clock_view(record)
+    for entry, seat_clock in zip(seats, seat_clocks, strict=False):
+        entry["clock"] = seat_clock
     return {
         "game_id": record.game_id,
         "game": record.game,
@@ -64,7 +69,23 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
         "legal_actions": legal,
         "state": state_json,
         "result": record.result,
+        "visibility": record.visibility,
+        "clock": clock,
+        "rematch": record.rematch,
     }
+
+
+def with_presence(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, Any]:
+    """`view` with each seat's `last_seen` (ISO 8601 UTC; null if never seen, or an AI's), from `GameStore.last_seen`.
+
+    Presence is written without a new version (at most every 10 s per seat), so it is added per request, never
+    kept in the memoised view; `view` itself is not changed.
+    """
+    seats = [
+        {**entry, "last_seen": utc_iso(last_seen[entry["seat"]]) if entry["seat"] in last_seen else None}
+        for entry in view["seats"]
+    ]
+    return {**view, "seats": seats}
 
 
 def ai_seat_view(record: GameRecord, seat: int, history: list[dict[str, Any]] | None = None) -> SeatView:

@@ -23,8 +23,12 @@ from service.turns import AI_JOB_TIMEOUT_SECONDS
 
 REPO = Path(__file__).resolve().parents[1]
 CHART = REPO / "helm" / "cardroom"
-# A current Kubernetes release; kubernetes-validate ships its schemas.
-KUBERNETES_VERSION = "1.34.0"
+# The oldest Kubernetes release still maintained by most providers, and a current one; kubernetes-validate ships
+# their schemas.
+KUBERNETES_VERSIONS = ["1.30.0", "1.34.0"]
+# Custom resources of the optional KEDA and Prometheus Operator features: kubernetes-validate has no schema for
+# them, so their fields are checked by the tests below instead.
+CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor"}
 
 
 def hadolint() -> str:
@@ -45,7 +49,8 @@ def test_dockerfile_is_multi_stage_non_root_with_a_healthcheck_and_gunicorn() ->
     """STYLE.md §6: pinned slim base, runtime copies only /opt/venv, numeric USER, urllib HEALTHCHECK, exec CMD."""
     text = (REPO / "Dockerfile").read_text()
     stages = re.findall(r"^FROM (\S+)", text, re.MULTILINE)
-    assert stages == ["python:3.11-slim-bookworm", "python:3.11-slim-bookworm"]
+    assert stages == ["${BASE}", "${BASE}"]
+    assert re.search(r"^ARG BASE=python:3.11-slim-bookworm$", text, re.MULTILINE)  # the base, a build argument
     assert "COPY --from=build /opt/venv /opt/venv" in text
     assert "RUN pip install --no-cache-dir ." in text  # dependencies from pyproject.toml
     assert re.search(r"^USER 10001:10001$", text, re.MULTILINE)
@@ -69,6 +74,8 @@ def test_chart_lints_strictly_without_findings() -> None:
     production = yaml.safe_load((CHART / "values-production.yaml").read_text())
     report = helm_python.lint(CHART, production, strict=True)
     assert (report["messages"], report["errors"]) == ([], [])
+    report = helm_python.lint(CHART, EVERYTHING, strict=True)
+    assert (report["messages"], report["errors"]) == ([], [])
 
 
 def render(values: dict[str, Any]) -> list[dict[str, Any]]:
@@ -79,28 +86,73 @@ def render(values: dict[str, Any]) -> list[dict[str, Any]]:
     return [document for text in rendered.values() for document in yaml.safe_load_all(text) if document]
 
 
+# Every optional feature of the chart turned on at once (README "Deploy with Helm").
+EVERYTHING = {
+    "image": {"repository": "registry.example.com/cardroom", "tag": "0.1.0", "digest": "sha256:" + "ab" * 32},
+    "imagePullSecrets": [{"name": "registry"}],
+    "corsOrigins": "https://cards.example",
+    "envFrom": [{"secretRef": {"name": "cardroom-extra"}}],
+    "extraEnv": [{"name": "SENTRY_DSN", "valueFrom": {"secretKeyRef": {"name": "sentry", "key": "dsn"}}}],
+    "extraVolumes": [{"name": "redis-ca", "secret": {"secretName": "redis-ca"}}],
+    "extraVolumeMounts": [{"name": "redis-ca", "mountPath": "/etc/redis-ca", "readOnly": True}],
+    "redis": {
+        "url": "rediss://redis.example.com:6380/0?ssl_ca_certs=/etc/redis-ca/ca.crt",
+        "passwordSecret": {"name": "redis-auth", "key": "password"},
+    },
+    "web": {
+        "nodeSelector": {"kubernetes.io/os": "linux"},
+        "tolerations": [{"key": "games", "operator": "Exists", "effect": "NoSchedule"}],
+        "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {
+            "matchExpressions": [{"key": "pool", "operator": "In", "values": ["web"]}]}}]}},
+        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                       "whenUnsatisfiable": "ScheduleAnyway"}],
+        "livenessProbe": {"periodSeconds": 20, "failureThreshold": 5},
+        "readinessProbe": {"periodSeconds": 3},
+    },
+    "worker": {
+        "nodeSelector": {"kubernetes.io/os": "linux"},
+        "tolerations": [{"key": "games", "operator": "Exists", "effect": "NoSchedule"}],
+        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                       "whenUnsatisfiable": "ScheduleAnyway"}],
+        "livenessProbe": {"periodSeconds": 60},
+        "autoscaling": {"keda": {"enabled": True, "redisAddress": "redis.example.com:6380", "enableTLS": True,
+                                 "minReplicas": 1, "maxReplicas": 12, "listLength": 4}},
+    },
+    "ingress": {"enabled": True, "className": "nginx"},
+    "serviceMonitor": {"enabled": True, "interval": "30s", "labels": {"release": "prometheus"}},
+    "networkPolicy": {"enabled": True, "redisPeers": [{"namespaceSelector": {"matchLabels": {"name": "redis"}}}]},
+}
+
 VALUE_SETS = {
     "default": {},
     "production": yaml.safe_load((CHART / "values-production.yaml").read_text()),
     "in-cluster-redis": {"redis": {"inCluster": {"enabled": True}}, "web": {"autoscaling": {"enabled": False}}},
+    "everything": EVERYTHING,
 }
+CASES = [(name, version) for name in VALUE_SETS for version in KUBERNETES_VERSIONS]
 
 
-@pytest.mark.parametrize("values", VALUE_SETS.values(), ids=VALUE_SETS.keys())
-def test_every_rendered_manifest_validates_against_kubernetes(values: dict[str, Any]) -> None:
-    objects = render(values)
+@pytest.mark.parametrize(("name", "version"), CASES, ids=[f"{name}-{version}" for name, version in CASES])
+def test_every_rendered_manifest_validates_against_kubernetes(name: str, version: str) -> None:
+    objects = render(VALUE_SETS[name])
     for manifest in objects:
-        kubernetes_validate.validate(manifest, KUBERNETES_VERSION, strict=True)
+        if manifest["kind"] not in CUSTOM_KINDS:
+            kubernetes_validate.validate(manifest, version, strict=True)
     kinds = sorted(f"{manifest['kind']}/{manifest['metadata']['name']}" for manifest in objects)
     expected = {
         "Deployment/cardroom-web", "Deployment/cardroom-worker", "Service/cardroom", "Secret/cardroom-redis-url",
         "ServiceAccount/cardroom", "PodDisruptionBudget/cardroom-web", "PodDisruptionBudget/cardroom-worker",
+        "Pod/cardroom-test-readyz",
     }
-    if values is VALUE_SETS["production"]:
+    if name == "production":
         expected -= {"Secret/cardroom-redis-url"}  # the URL comes from an existing Secret
         expected |= {"Ingress/cardroom", "HorizontalPodAutoscaler/cardroom-web"}
-    elif values is VALUE_SETS["in-cluster-redis"]:
+    elif name == "in-cluster-redis":
         expected |= {"Deployment/cardroom-redis", "Service/cardroom-redis"}
+    elif name == "everything":
+        expected |= {"Ingress/cardroom", "HorizontalPodAutoscaler/cardroom-web", "ScaledObject/cardroom-worker",
+                     "TriggerAuthentication/cardroom-worker", "ServiceMonitor/cardroom",
+                     "NetworkPolicy/cardroom-web", "NetworkPolicy/cardroom-worker"}
     else:
         expected |= {"HorizontalPodAutoscaler/cardroom-web"}
     assert set(kinds) == expected
@@ -129,6 +181,9 @@ def test_pods_are_locked_down_and_told_apart_by_component(values: dict[str, Any]
         assert {"name": "tmp", "emptyDir": {}} in pod["volumes"]
         assert any(entry["name"] == "REDIS_URL" and "secretKeyRef" in entry["valueFrom"] for entry in container["env"])
     assert len(images) == 1
+    test_pod = objects["Pod/cardroom-test-readyz"]["spec"]
+    assert {container["image"] for container in test_pod["containers"]} == images
+    assert test_pod["securityContext"]["runAsNonRoot"] is True and test_pod["automountServiceAccountToken"] is False
     web = objects["Deployment/cardroom-web"]["spec"]["template"]["spec"]["containers"][0]
     assert web["command"] == ["gunicorn", "-c", "python:service.gunicorn_conf", "service.wsgi:app"]
     probes = (web["livenessProbe"]["httpGet"]["path"], web["readinessProbe"]["httpGet"]["path"])
@@ -165,6 +220,158 @@ def test_service_settings_reach_web_and_worker_pods() -> None:
     (default_web,) = [m for m in render({}) if m["metadata"]["name"] == "cardroom-web" and m["kind"] == "Deployment"]
     (container,) = default_web["spec"]["template"]["spec"]["containers"]
     assert {"name": "RATE_LIMIT_ENABLED", "value": "1"} in container["env"]
+
+
+def by_name(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f"{manifest['kind']}/{manifest['metadata']['name']}": manifest for manifest in render(values)}
+
+
+def container_of(objects: dict[str, dict[str, Any]], component: str) -> dict[str, Any]:
+    (container,) = objects[f"Deployment/cardroom-{component}"]["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def allowed_disruptions(budget: dict[str, Any], replicas: int) -> int:
+    spec = budget["spec"]
+    return spec["maxUnavailable"] if "maxUnavailable" in spec else replicas - spec["minAvailable"]
+
+
+@pytest.mark.parametrize("values", VALUE_SETS.values(), ids=VALUE_SETS.keys())
+def test_a_disruption_budget_never_blocks_every_eviction(values: dict[str, Any]) -> None:
+    """Issue 20 §8: a node drain can always move a pod, even of a component that runs one replica."""
+    objects = by_name(values)
+    scaler = objects.get("HorizontalPodAutoscaler/cardroom-web")
+    web_replicas = scaler["spec"]["minReplicas"] if scaler else objects["Deployment/cardroom-web"]["spec"]["replicas"]
+    keda = objects.get("ScaledObject/cardroom-worker")
+    worker_replicas = keda["spec"]["minReplicaCount"] if keda else \
+        objects["Deployment/cardroom-worker"]["spec"]["replicas"]
+    assert allowed_disruptions(objects["PodDisruptionBudget/cardroom-web"], web_replicas) >= 1
+    assert allowed_disruptions(objects["PodDisruptionBudget/cardroom-worker"], worker_replicas) >= 1
+
+
+def test_one_replica_still_drains_and_a_budget_that_would_block_is_refused() -> None:
+    single = {"web": {"autoscaling": {"enabled": False}, "replicaCount": 1}, "worker": {"replicaCount": 1}}
+    objects = by_name(single)
+    assert objects["PodDisruptionBudget/cardroom-web"]["spec"] == {
+        "maxUnavailable": 1, "selector": objects["PodDisruptionBudget/cardroom-web"]["spec"]["selector"]}
+    assert allowed_disruptions(objects["PodDisruptionBudget/cardroom-worker"], 1) == 1
+    blocking = {**single, "worker": {"replicaCount": 1, "podDisruptionBudget": {"enabled": True, "minAvailable": 1}}}
+    with helm_python.Chart.load(CHART) as chart, pytest.raises(helm_python.HelmError, match="minAvailable"):
+        chart.render(blocking, name="cardroom", namespace="games", is_install=True)
+
+
+@pytest.mark.parametrize("values", [{"ingress": {"enabled": True}}, VALUE_SETS["production"]], ids=["default", "prod"])
+def test_the_ingress_routes_the_api_and_docs_but_not_metrics_or_probes(values: dict[str, Any]) -> None:
+    (ingress,) = [manifest for manifest in render(values) if manifest["kind"] == "Ingress"]
+    paths = [entry["path"] for rule in ingress["spec"]["rules"] for entry in rule["http"]["paths"]]
+    assert set(paths) == {"/v1", "/docs", "/openapi.json"}
+    for hidden in ("/metrics", "/healthz", "/readyz"):
+        assert not any(hidden.startswith(path.rstrip("/") + "/") or hidden == path for path in paths), hidden
+
+
+def test_a_helm_test_hook_asks_the_service_for_readyz() -> None:
+    objects = by_name({})
+    pod = objects["Pod/cardroom-test-readyz"]
+    assert pod["metadata"]["annotations"]["helm.sh/hook"] == "test"
+    (container,) = pod["spec"]["containers"]
+    assert "http://cardroom:80/readyz" in " ".join(container["command"])
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["spec"]["restartPolicy"] == "Never"
+
+
+def test_probes_are_tunable_and_the_worker_has_a_liveness_check() -> None:
+    default, tuned = by_name({}), by_name(EVERYTHING)
+    web = container_of(default, "web")
+    assert (web["livenessProbe"]["periodSeconds"], web["readinessProbe"]["periodSeconds"]) == (10, 5)
+    assert web["startupProbe"]["httpGet"]["path"] == "/healthz"
+    tuned_web = container_of(tuned, "web")
+    assert (tuned_web["livenessProbe"]["periodSeconds"], tuned_web["livenessProbe"]["failureThreshold"]) == (20, 5)
+    assert tuned_web["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert tuned_web["readinessProbe"]["periodSeconds"] == 3
+    worker = container_of(default, "worker")
+    assert worker["livenessProbe"]["exec"]["command"] == ["python", "-m", "worker.liveness"]
+    assert container_of(tuned, "worker")["livenessProbe"]["periodSeconds"] == 60
+
+
+def test_web_pods_drain_before_they_stop() -> None:
+    """A preStop pause lets the Service stop routing to the pod first; the grace period then covers gunicorn's
+    graceful stop (its waiting clients are answered at once: service/gunicorn_worker.py)."""
+    from service import gunicorn_conf
+
+    objects = by_name({})
+    pod = objects["Deployment/cardroom-web"]["spec"]["template"]["spec"]
+    (web,) = pod["containers"]
+    assert web["lifecycle"]["preStop"]["exec"]["command"] == ["sleep", "5"]
+    assert pod["terminationGracePeriodSeconds"] > 5 + gunicorn_conf.graceful_timeout
+
+
+def test_everything_on_reaches_the_pods() -> None:
+    """Digest, pull secrets, envFrom and extra env from Secrets, extra volumes, the Redis password, CORS, spreads."""
+    objects = by_name(EVERYTHING)
+    for component in ("web", "worker"):
+        pod = objects[f"Deployment/cardroom-{component}"]["spec"]["template"]["spec"]
+        container = container_of(objects, component)
+        assert container["image"] == "registry.example.com/cardroom:0.1.0@sha256:" + "ab" * 32
+        assert pod["imagePullSecrets"] == [{"name": "registry"}]
+        assert container["envFrom"] == [{"secretRef": {"name": "cardroom-extra"}}]
+        env = {entry["name"]: entry for entry in container["env"]}
+        assert env["SENTRY_DSN"]["valueFrom"] == {"secretKeyRef": {"name": "sentry", "key": "dsn"}}
+        assert env["REDIS_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": "redis-auth", "key": "password"}}
+        assert {"name": "redis-ca", "mountPath": "/etc/redis-ca", "readOnly": True} in container["volumeMounts"]
+        assert {"name": "redis-ca", "secret": {"secretName": "redis-ca"}} in pod["volumes"]
+        assert pod["topologySpreadConstraints"][0]["labelSelector"]["matchLabels"]["app.kubernetes.io/component"] \
+            == component
+        assert pod["nodeSelector"] == {"kubernetes.io/os": "linux"} and pod["tolerations"][0]["key"] == "games"
+    assert {"name": "CORS_ORIGINS", "value": "https://cards.example"} in container_of(objects, "web")["env"]
+    secret = objects["Secret/cardroom-redis-url"]["stringData"]["url"]
+    assert secret.startswith("rediss://")
+
+
+def test_keda_scales_the_workers_on_the_rq_queue() -> None:
+    objects = by_name(EVERYTHING)
+    scaled = objects["ScaledObject/cardroom-worker"]
+    assert scaled["apiVersion"] == "keda.sh/v1alpha1"
+    assert scaled["spec"]["scaleTargetRef"] == {"name": "cardroom-worker"}
+    assert (scaled["spec"]["minReplicaCount"], scaled["spec"]["maxReplicaCount"]) == (1, 12)
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["type"] == "redis"
+    assert trigger["metadata"] == {"address": "redis.example.com:6380", "listName": "rq:queue:cardroom",
+                                   "listLength": "4", "enableTLS": "true", "databaseIndex": "0"}
+    assert trigger["authenticationRef"] == {"name": "cardroom-worker"}
+    auth = objects["TriggerAuthentication/cardroom-worker"]
+    assert auth["spec"]["secretTargetRef"] == [{"parameter": "password", "name": "redis-auth", "key": "password"}]
+    assert "replicas" not in objects["Deployment/cardroom-worker"]["spec"]  # KEDA owns the count
+
+
+def test_the_service_monitor_scrapes_metrics_of_the_web_service() -> None:
+    objects = by_name(EVERYTHING)
+    monitor = objects["ServiceMonitor/cardroom"]
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1" and monitor["metadata"]["labels"]["release"] == \
+        "prometheus"
+    assert monitor["spec"]["endpoints"] == [{"port": "http", "path": "/metrics", "interval": "30s"}]
+    service = objects["Service/cardroom"]
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    assert "http" in {port["name"] for port in service["spec"]["ports"]}
+
+
+def test_network_policies_let_clients_reach_web_only_and_both_reach_redis_only() -> None:
+    objects = by_name(EVERYTHING)
+    web, worker = objects["NetworkPolicy/cardroom-web"]["spec"], objects["NetworkPolicy/cardroom-worker"]["spec"]
+    for policy, component in ((web, "web"), (worker, "worker")):
+        assert policy["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == component
+        assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
+        redis_rule, dns_rule = policy["egress"]
+        assert redis_rule == {"to": [{"namespaceSelector": {"matchLabels": {"name": "redis"}}}],
+                              "ports": [{"port": 6380, "protocol": "TCP"}]}
+        assert {port["port"] for port in dns_rule["ports"]} == {53}
+    assert web["ingress"] == [{"ports": [{"port": 8000, "protocol": "TCP"}]}]
+    assert worker.get("ingress", []) == []
+    in_cluster = by_name({"redis": {"inCluster": {"enabled": True}}, "networkPolicy": {"enabled": True}})
+    redis_rule = in_cluster["NetworkPolicy/cardroom-worker"]["spec"]["egress"][0]
+    assert redis_rule["to"] == [{"podSelector": {"matchLabels": {
+        "app.kubernetes.io/name": "cardroom", "app.kubernetes.io/instance": "cardroom",
+        "app.kubernetes.io/component": "redis"}}}]
+    assert redis_rule["ports"] == [{"port": 6379, "protocol": "TCP"}]
 
 
 def test_the_in_cluster_redis_never_evicts_keeps_an_append_only_file_and_a_memory_limit_below_the_pods() -> None:

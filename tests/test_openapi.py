@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from service.app import create_app
@@ -25,8 +26,8 @@ def test_spec_is_openapi_3_0_with_every_route():
     assert spec["openapi"].startswith("3.0.")
     assert set(spec["paths"]) == {
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
-        "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream", "/healthz",
-        "/readyz", "/metrics",
+        "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
+        "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/healthz", "/readyz", "/metrics",
     }
 
 
@@ -75,3 +76,115 @@ def test_actions_are_a_discriminated_one_of_per_game():
         for action_type, ref in union["discriminator"]["mapping"].items():
             variant = schemas[ref.rsplit("/", 1)[1]]
             assert variant["properties"]["type"]["enum"] == [action_type] and "type" in variant["required"]
+
+
+OPERATION_IDS = {
+    ("post", "/v1/games"): "createGame",
+    ("get", "/v1/games"): "listGames",
+    ("post", "/v1/games/{game_id}/seats"): "joinGame",
+    ("get", "/v1/games/{game_id}"): "getGame",
+    ("post", "/v1/games/{game_id}/actions"): "playAction",
+    ("get", "/v1/games/{game_id}/events"): "listEvents",
+    ("get", "/v1/games/{game_id}/stream"): "streamGame",
+    ("get", "/v1/rules"): "listRules",
+    ("get", "/v1/rules/{game}"): "getRules",
+    ("get", "/healthz"): "checkLiveness",
+    ("get", "/readyz"): "checkReadiness",
+    ("get", "/metrics"): "getMetrics",
+    ("post", "/v1/games/{game_id}/leave"): "leaveGame",
+    ("post", "/v1/games/{game_id}/rematch"): "rematchGame",
+}
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch")
+
+
+def test_every_operation_has_a_short_stable_verb_first_id():
+    """Issue 20 §3: generated clients name their methods after these (`@blp.doc(operationId=...)` on each route)."""
+    spec = json.loads(SPEC.read_text())
+    ids = {
+        (method, path): operation.get("operationId")
+        for path, item in spec["paths"].items() for method, operation in item.items() if method != "parameters"
+    }
+    assert {key: ids.get(key) for key in OPERATION_IDS} == OPERATION_IDS
+    for key, operation_id in ids.items():
+        assert operation_id is not None, f"{key}: no operationId"
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+)*", operation_id) and operation_id.startswith(VERBS), key
+    assert len(set(ids.values())) == len(ids)
+
+
+def camel(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.split("_"))
+
+
+def test_views_are_a_one_of_per_game_discriminated_by_game():
+    """Issue 20 §4: a view narrows by `game`: its `legal_actions` are that game's actions, its `state` that game's."""
+    from engine import GAMES
+
+    spec = json.loads(SPEC.read_text())
+    schemas, paths = spec["components"]["schemas"], spec["paths"]
+    for union, suffix in (("View", "View"), ("SeatedView", "SeatedView")):
+        mapping = {game_id: f"#/components/schemas/{camel(game_id)}{suffix}" for game_id in GAMES}
+        assert schemas[union]["discriminator"] == {"propertyName": "game", "mapping": mapping}
+        assert schemas[union]["oneOf"] == [{"$ref": ref} for ref in mapping.values()]
+        for game_id, ref in mapping.items():
+            variant = schemas[ref.rsplit("/", 1)[1]]
+            properties = variant["properties"]
+            assert properties["game"]["enum"] == [game_id] and "game" in variant["required"]
+            assert properties["legal_actions"]["items"] == {"$ref": f"#/components/schemas/{camel(game_id)}Action"}
+            state = properties["state"]["anyOf"][0]
+            assert state == {"$ref": f"#/components/schemas/{camel(game_id)}State"}
+            assert schemas[f"{camel(game_id)}State"]["properties"]
+        assert ("player_token" in schemas[f"Durak{suffix}"].get("properties", {})) is (union == "SeatedView")
+    view_ref = {"$ref": "#/components/schemas/View"}
+    assert paths["/v1/games/{game_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == view_ref
+    created = paths["/v1/games"]["post"]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert created == {"$ref": "#/components/schemas/SeatedView"}
+    body = paths["/v1/games/{game_id}/actions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"anyOf": [{"$ref": f"#/components/schemas/{camel(game_id)}Action"} for game_id in GAMES]}
+
+
+# How each popular client sees a 304: the README's "Nothing new yet" lists one line for each.
+CLIENTS_OF_A_304 = ("curl", "requests", "httpx", "fetch", "axios", "openapi-python-client", "openapi-fetch",
+                    "openapi-generator")
+
+
+def test_a_long_poll_s_304_is_documented_as_nothing_new_yet():
+    """Issue 20 §5: every client library shows a 304 its own way; the spec and README say it is the normal answer."""
+    spec = json.loads(SPEC.read_text())
+    not_modified = spec["paths"]["/v1/games/{game_id}"]["get"]["responses"]["304"]
+    assert "nothing new yet" in not_modified["description"] and "content" not in not_modified
+    assert set(not_modified["headers"]) == {"ETag"}
+    readme = (SPEC.parents[1] / "README.md").read_text()
+    section = readme.split("\n### Nothing new yet: 304\n", 1)[1].split("\n#", 1)[0]
+    lines = {client: [line for line in section.splitlines() if line.startswith(f"- {client}:")]
+             for client in CLIENTS_OF_A_304}
+    assert {client: len(found) for client, found in lines.items()} == dict.fromkeys(CLIENTS_OF_A_304, 1)
+    assert all("304" in found[0] or "None" in found[0] for found in lines.values())
+
+
+def test_the_lifecycle_operations_have_ids_examples_and_their_error_codes():
+    """Issue 18: leave and rematch, invitations and clocks are documented as a generated client needs them."""
+    spec = json.loads(SPEC.read_text())
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    leave, rematch = paths["/v1/games/{game_id}/leave"]["post"], paths["/v1/games/{game_id}/rematch"]["post"]
+    assert (leave["operationId"], rematch["operationId"]) == ("leaveGame", "rematchGame")
+    assert "game_finished" in leave["responses"]["409"]["description"]
+    assert "not_finished" in rematch["responses"]["409"]["description"]
+    assert {"200", "201"} <= set(rematch["responses"])
+    assert leave["responses"]["200"]["content"]["application/json"]["examples"]
+    assert rematch["requestBody"]["content"]["application/json"]["example"] == {"seed": 7}
+    seats = paths["/v1/games/{game_id}/seats"]["post"]
+    assert "invite_required" in seats["responses"]["403"]["description"]
+    assert "invite" in schemas["Join"]["properties"]
+    assert schemas["CreateGame"]["properties"]["visibility"]["enum"] == ["public", "private"]
+    assert schemas["CreateGame"]["properties"]["options"]["properties"]["clock"] == {
+        "$ref": "#/components/schemas/ClockOptions"
+    }
+    assert {"turn_seconds", "bank_seconds", "increment_seconds", "on_timeout", "autoplay_limit"} == set(
+        schemas["ClockOptions"]["properties"]
+    )
+    from engine import GAMES
+
+    for game_id in GAMES:
+        assert {"visibility", "clock", "rematch"} <= set(schemas[f"{camel(game_id)}View"]["required"])
+        assert {"invite", "invites"} <= set(schemas[f"{camel(game_id)}SeatedView"]["properties"])
+    assert {"last_seen", "clock"} <= set(schemas["SeatView"]["properties"])

@@ -16,7 +16,7 @@ from engine.ai.search import BUDGETS
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service.metrics import observe_ai_decision
-from service.store import GameNotFound, GameStore, VersionConflict
+from service.store import GameNotFound, GameRecord, GameStore, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
 
@@ -34,15 +34,9 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     with an `ai_fallback` event (`fallback_move`), and the job returns "fallback"; a job that fails anyway is
     answered the same way by its failure callback (`ai_turn_failed`).
     """
-    job = get_current_job()
-    assert job is not None, "play_ai_turn runs inside an RQ job"
-    store = GameStore(job.connection, key_prefix)
-    try:
-        record = store.load(game_id)
-    except GameNotFound:
-        return "gone"
-    if record.version != expected_version or record.status != "active":
-        return "stale"
+    job, store, record = current_game(key_prefix, game_id, expected_version)
+    if isinstance(record, str):
+        return record
     level = record.seats[seat].level or "random"
     # only the search levels read the history; the rule bots answer from the view at once
     view = ai_seat_view(record, seat, store.events(game_id) if level in BUDGETS else None)
@@ -66,6 +60,23 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     except VersionConflict:
         return "stale"
     return "played" if not notes else "fallback"
+
+
+def current_game(key_prefix: str, game_id: str, expected_version: int) -> tuple[Job, GameStore, GameRecord | str]:
+    """The running RQ job, its game store, and the game if it is still active at `expected_version`.
+
+    In place of the game: "gone" for an expired game, "stale" when the game moved on (the job's answer then).
+    """
+    job = get_current_job()
+    assert job is not None, "runs inside an RQ job"
+    store = GameStore(job.connection, key_prefix)
+    try:
+        record = store.load(game_id)
+    except GameNotFound:
+        return job, store, "gone"
+    if record.version != expected_version or record.status != "active":
+        return job, store, "stale"
+    return job, store, record
 
 
 FALLBACK_LEVELS = ("easy", "random")

@@ -1,10 +1,11 @@
-"""The Cardroom RQ worker: RQ's `Worker` plus a sweep that revives AI turns whose job died.
+"""The Cardroom RQ worker: RQ's `Worker` plus a sweep that revives AI turns and clock timeouts whose job died.
 
 RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry cleaning that
 runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would wait for a
 move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock picks it) looks at each active
 game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone (`service.turns.revive_ai_turns`); the
-version check makes the move happen exactly once even if the old job was only slow. The sweep also drops expired
+version check makes the move happen exactly once even if the old job was only slow. It schedules again, the same
+way, a clock's timeout whose job is gone (worker/timeouts.py `revive_timeouts`). The sweep also drops expired
 games from the indexes (`GameStore.prune_indexes`).
 """
 
@@ -22,6 +23,7 @@ from rq import Worker
 from service.config import lifetimes
 from service.store import GameNotFound, GameStore, UntilRedisAnswers
 from service.turns import make_queue, revive_ai_turns
+from worker.timeouts import revive_timeouts
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,10 @@ class CardroomWorker(Worker):
 
 
 def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, int]]:  # type: ignore[type-arg]
-    """Revive the dead AI turns of every active game (once per `interval` across all workers); return them."""
+    """Revive the dead AI turns and timeouts of every active game (once per `interval` across all workers).
+
+    Returns the `(game_id, seat)` of the AI turns revived.
+    """
     if not store.client.set(f"{store.prefix}:sweep-lock", 1, nx=True, px=max(1, int(interval * 1000) - 100)):
         return []  # another worker swept within this interval
     store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
@@ -105,4 +110,5 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
             log.exception("sweep: cannot read the record of game %s", game_id)
             continue
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queue, record)]
+        revive_timeouts(store, queue, record, lifetimes()["AI_JOB_STALE_SECONDS"])
     return revived

@@ -4,32 +4,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from engine.ai.costs import rank, trump_cost
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import JSON, Action, Seat
 
-if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
-    from engine.ai import SeatView
-
-_RANKS = {"6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
 _HIGH = 11
 """Jacks and above count as high cards: kept back while the stock is large."""
 _EARLY = 6
 """While the stock holds more cards than this the game is early: trumps and high cards are worth saving."""
 FULL_DECK = FRENCH_36
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-
-
-def card_cost(code: str, trump: str) -> int:
-    """How much playing `code` costs the player: its rank (6..14), plus 100 for a trump.
-
-    >>> card_cost("9S", "H"), card_cost("6H", "H"), card_cost("AH", "H")
-    (9, 106, 114)
-    """
-    return _RANKS[code[:-1]] + (100 if code[-1] == trump else 0)
 
 
 def easy(view: SeatView, rng: random.Random) -> Action:
@@ -60,7 +49,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
             return by_type["take"][0]
         cheapest = _cheapest(defences, trump)
         code = cheapest["card"]
-        if early and code[-1] == trump and _RANKS[code[:-1]] >= 12:
+        if early and code[-1] == trump and rank(code) >= 12:
             return by_type["take"][0]  # a high trump is worth more than a few cards now
         return cheapest
 
@@ -70,7 +59,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     cheap = [
         action
         for action in attacks
-        if action["card"][-1] != trump and not (early and _RANKS[action["card"][:-1]] >= _HIGH)
+        if action["card"][-1] != trump and not (early and rank(action["card"]) >= _HIGH)
     ]
     if cheap:
         return _cheapest(cheap, trump)
@@ -79,7 +68,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
 
 def _cheapest(actions: Sequence[Action], trump: str) -> Action:
     # min keeps the first of equal costs, i.e. the rules' hand order: deterministic.
-    return min(actions, key=lambda action: card_cost(action["card"], trump))
+    return min(actions, key=lambda action: trump_cost(action["card"], trump))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -188,10 +177,16 @@ def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action]
     cards = [action for action in actions if "card" in action]
     if not cards:
         return seat, actions[0]
-    best = min(cards, key=lambda action: card_cost(action["card"], trump))
-    expensive = card_cost(best["card"], trump) >= 100 + _HIGH
+    best = min(cards, key=lambda action: trump_cost(action["card"], trump))
+    expensive = trump_cost(best["card"], trump) >= 100 + _HIGH
     if actions[-1]["type"] in ("done", "take") and expensive and len(state.stock) > _EARLY:
         return seat, actions[-1]
-    if actions[-1]["type"] == "done" and len(cards) == len(actions) - 1 and card_cost(best["card"], trump) > 100:
+    if actions[-1]["type"] == "done" and len(cards) == len(actions) - 1 and trump_cost(best["card"], trump) > 100:
         return seat, actions[-1]
     return seat, best
+
+
+SEARCH: SearchHooks[DurakState] = SearchHooks(
+    durak, sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT
+)
+"""Durak's hooks for the search levels (engine.ai.search)."""

@@ -17,20 +17,10 @@ a pure function of (view, history, rng seed). The search also stops once its mos
 of the next than the iterations it has left (by count, and by time at `RATE_MARGIN` times its rate so far): no
 later iteration could change the move, so that stop only saves time (exactly so when the count bounds it).
 
-Per-game hooks (module attributes of `engine/ai/<game>.py`):
-- `sample_state(view, history, rng) -> State` (required): the determinizer.
-- `prepare_sampler(view, history) -> (rng -> State)`: the same, with the work every sample shares done once per
-  search (Svoi Koziri replays its history once).
-- `root_actions(view) -> list[Action]`: the moves weighed at the root (default: every legal action but `resign`;
-  Talmut drops matches on cards the seat does not know).
-- `rollout_action(state, rng) -> (seat, action) | None`: the playout policy (default: uniform over the legal
-  actions of the seat that must act).
-- `prepare_rollout(view, history) -> rollout_action`: the same, built once per search from what the seat has seen
-  (Tadmur models how often the opponent guesses).
-- `evaluate(state, start) -> list[float] | None`: rewards per seat in [0, 1] if the playout stops here (default:
-  only at the game's end, 1 for a winner, 0 for a loser, 0.5 for a draw); `start` is the sampled root state.
-- `ROLLOUT_LIMIT: int`, `estimate(state) -> list[float]`: a playout longer than this many moves stops and is
-  scored by `estimate` (default 0.5 each).
+Per-game hooks: each `engine/ai/<game>.py` hands the search its `SEARCH = SearchHooks(...)`, and `level(name,
+hooks)` makes a level of it (engine/ai/__init__.py `LEVELS`). One iteration is `_select_and_expand` (down the
+tree by UCB to a new edge), `_playout` (on to the end or the cut-off) and `_backpropagate` (credit every edge on
+the path).
 """
 
 from __future__ import annotations
@@ -40,17 +30,15 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
-from engine.games import GAMES
-from engine.protocol import JSON, Action, Seat
-
-if TYPE_CHECKING:
-    from engine.ai import SeatView
+from engine.ai.view import SeatView
+from engine.protocol import JSON, Action, Game, Seat, capabilities
 
 EXPLORATION = 0.7
 """UCB constant for rewards in [0, 1]."""
 DEFAULT_ROLLOUT_LIMIT = 400
+"""A playout longer than this many moves stops and is scored by the game's `estimate` (default 0.5 each)."""
 CHECK_EVERY = 16
 """Iterations between two checks whether the move is already decided."""
 RATE_MARGIN = 1.5
@@ -113,16 +101,91 @@ class SearchStats:
     visits: dict[str, int] = field(default_factory=dict)
 
 
-def _moves(game: Any, state: Any, optional: frozenset[str]) -> list[tuple[Seat, Action]]:
-    """Every (seat, action) that may happen next in the tree: all seats to act, `resign` left out."""
-    moves: list[tuple[Seat, Action]] = []
-    for seat in sorted(game.to_act(state)):
-        moves.extend((seat, action) for action in game.legal_actions(state, seat) if action["type"] != "resign")
-    return moves
+StateT = TypeVar("StateT")
+Move = tuple[Seat, Action]
+"""One step of a playout: the seat that acts and its action."""
 
 
-def _default_rollout(game: Any, optional: frozenset[str]) -> Callable[[Any, random.Random], Any]:
-    def rollout(state: Any, rng: random.Random) -> tuple[Seat, Action] | None:
+def playable_actions(view: SeatView) -> list[Action]:
+    """Every legal action of the view but `resign`: the root moves a search weighs unless its game says otherwise."""
+    return [action for action in view["legal_actions"] if action["type"] != "resign"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHooks(Generic[StateT]):
+    """What the search needs of one game; `engine/ai/<game>.py` builds its `SEARCH` of these.
+
+    Attributes:
+        game: the game's rules module.
+        sample_state: `(view, history, rng) -> state`, the determinizer: a full state consistent with what the
+            seat knows; the hidden cards in it are a guess.
+        prepare_sampler: `(view, history) -> (rng -> state)`, the same with the work every sample shares done once
+            per search (Svoi Koziri replays its history once). Default: `sample_state` per sample.
+        root_actions: `view -> actions`, the moves weighed at the root. Default: `playable_actions` (Talmut
+            drops matches on cards the seat does not know).
+        rollout_action: `(state, rng) -> (seat, action) | None`, the playout policy. Default: uniform over the
+            legal actions (but `resign`) of a seat that must act.
+        prepare_rollout: `(view, history) -> rollout_action`, the playout policy built once per search from what
+            the seat has seen (Tadmur models how often the opponent guesses); used instead of `rollout_action`.
+        evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
+            is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
+            in a draw.
+        rollout_limit: a playout longer than this many moves stops and is scored by `estimate`.
+        estimate: `state -> rewards`, the rewards of a playout cut off at `rollout_limit`. Default: 0.5 each.
+        before_search: `(view, rng) -> action | None | "search"`, asked first by a search level; its answer is
+            played unless it is the string "search" (Talmut's optional-only turns go to a rule bot).
+    """
+
+    game: Game[StateT, Any]
+    sample_state: Callable[[SeatView, Sequence[JSON], random.Random], StateT]
+    prepare_sampler: Callable[[SeatView, Sequence[JSON]], Callable[[random.Random], StateT]] | None = None
+    root_actions: Callable[[SeatView], list[Action]] = playable_actions
+    rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
+    prepare_rollout: Callable[[SeatView, Sequence[JSON]], Callable[[StateT, random.Random], Move | None]] | None = None
+    evaluate: Callable[[StateT, StateT], list[float] | None] | None = None
+    rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
+    estimate: Callable[[StateT], list[float]] | None = None
+    before_search: Callable[[SeatView, random.Random], Action | str | None] | None = None
+
+    def sampler(self, view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], StateT]:
+        """The sampler of one search: `prepare_sampler`'s, or `sample_state` per sample."""
+        if self.prepare_sampler is not None:
+            return self.prepare_sampler(view, history)
+        sample_state = self.sample_state
+
+        def sample(rng: random.Random) -> StateT:
+            return sample_state(view, history, rng)
+
+        return sample
+
+    def rollout(self, view: SeatView, history: Sequence[JSON]) -> Callable[[StateT, random.Random], Move | None]:
+        """The playout policy of one search: `prepare_rollout`'s, else `rollout_action`, else uniform."""
+        if self.prepare_rollout is not None:
+            return self.prepare_rollout(view, history)
+        if self.rollout_action is not None:
+            return self.rollout_action
+        return _uniform_rollout(self.game)
+
+    def rewards(self, state: StateT, start: StateT, seats: int) -> list[float] | None:
+        """The rewards per seat if a playout stops at `state` (`evaluate`, or the game's result), else None."""
+        if self.evaluate is not None:
+            return self.evaluate(state, start)
+        result = self.game.result(state)
+        if result is None:
+            return None
+        if result.draw:
+            return [0.5] * seats
+        return [1.0 if seat in result.winners else 0.0 for seat in range(seats)]
+
+    def cut_off(self, state: StateT, seats: int) -> list[float]:
+        """The rewards of a playout stopped at `rollout_limit`: `estimate`, or 0.5 each."""
+        return self.estimate(state) if self.estimate is not None else [0.5] * seats
+
+
+def _uniform_rollout(game: Game[StateT, Any]) -> Callable[[StateT, random.Random], Move | None]:
+    optional = capabilities(game).optional_actions
+
+    def rollout(state: StateT, rng: random.Random) -> Move | None:
         seats = sorted(game.to_act(state))
         fallback = None
         for seat in seats:
@@ -136,16 +199,28 @@ def _default_rollout(game: Any, optional: frozenset[str]) -> Callable[[Any, rand
     return rollout
 
 
-def _result_rewards(game: Any, state: Any, seats: int) -> list[float] | None:
-    result = game.result(state)
-    if result is None:
-        return None
-    if result.draw:
-        return [0.5] * seats
-    return [1.0 if seat in result.winners else 0.0 for seat in range(seats)]
+def _moves(game: Game[StateT, Any], state: StateT) -> list[Move]:
+    """Every (seat, action) that may happen next in the tree: all seats to act, `resign` left out."""
+    moves: list[Move] = []
+    for seat in sorted(game.to_act(state)):
+        moves.extend((seat, action) for action in game.legal_actions(state, seat) if action["type"] != "resign")
+    return moves
+
+
+@dataclass(slots=True)
+class _Search(Generic[StateT]):
+    """What one search fixes at its start: the game's hooks, the seat, the tree and the root's moves."""
+
+    hooks: SearchHooks[StateT]
+    me: Seat
+    root_keys: dict[tuple[Any, ...], Action]
+    rollout: Callable[[StateT, random.Random], Move | None]
+    root: _Node = field(default_factory=_Node)
+    seats: int = 0
 
 
 def ismcts(
+    hooks: SearchHooks[Any],
     view: SeatView,
     rng: random.Random,
     budget: Budget,
@@ -153,129 +228,125 @@ def ismcts(
 ) -> Action | None:
     """The action for `view["you"]` chosen by information-set MCTS within `budget` (module docstring).
 
-    Reads `view` and `view.get("history", [])` only. Returns None when the seat has no move worth weighing:
-    nothing but `resign`, or (game hook `root_actions`) only optional actions the game's AI leaves alone.
-    """
-    from engine.ai import DETERMINIZERS, SEARCH_HOOKS  # the per-game modules live beside engine.ai
+    Reads `view` and `view.get("history", [])` only, with the hooks of `view["game"]`. Returns None when the seat
+    has no move worth weighing: nothing but `resign`, or (`hooks.root_actions`) only optional actions the game's
+    AI leaves alone.
 
+    Raises:
+        ValueError: `hooks` are another game's.
+    """
     started = time.perf_counter()
-    me: Seat = view["you"]
-    game_id = view["game"]
-    hooks = SEARCH_HOOKS.get(game_id)
-    candidates = getattr(hooks, "root_actions", None)
-    if candidates is not None:
-        root_actions = candidates(view)
-    else:
-        root_actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
+    if hooks.game.ID != view["game"]:
+        raise ValueError(f"{hooks.game.ID} search hooks for a {view['game']} view")
+    root_actions = hooks.root_actions(view)
     if not root_actions:
         return None
     if len(root_actions) == 1:
         return root_actions[0]
-    game = GAMES[game_id]
     history: Sequence[JSON] = view.get("history", ())
-    prepare = getattr(hooks, "prepare_sampler", None)
-    if prepare is not None:
-        sample = prepare(view, history)
-    else:
-        determinize = DETERMINIZERS[game_id]
-
-        def sample(rng: random.Random) -> Any:
-            return determinize(view, history, rng)
-
-    optional: frozenset[str] = getattr(game, "OPTIONAL_ACTIONS", frozenset())
-    prepare_rollout = getattr(hooks, "prepare_rollout", None)
-    if prepare_rollout is not None:
-        rollout_action = prepare_rollout(view, history)
-    else:
-        rollout_action = getattr(hooks, "rollout_action", None) or _default_rollout(game, optional)
-    evaluate = getattr(hooks, "evaluate", None)
-    estimate = getattr(hooks, "estimate", None)
-    limit: int = getattr(hooks, "ROLLOUT_LIMIT", DEFAULT_ROLLOUT_LIMIT)
+    sample = hooks.sampler(view, history)
     root_keys = {_key(action): action for action in root_actions}
-    root = _Node()
+    search = _Search(hooks, view["you"], root_keys, hooks.rollout(view, history))
     deadline = started + budget.seconds
     iterations = 0
-    seats = 0
 
     while iterations < budget.iterations and (iterations == 0 or time.perf_counter() < deadline):
-        if iterations % CHECK_EVERY == 0 and iterations and _decided(root, me, started, iterations, budget):
+        if iterations % CHECK_EVERY == 0 and iterations and _decided(search.root, search.me, started, iterations,
+                                                                     budget):
             break
         iterations += 1
-        state = sample(rng)
-        start = state
-        if not seats:
-            seats = len(game.view(state, None).seats)
-        node = root
-        path: list[_Edge] = []
-        rewards = None
-        # selection and expansion
-        while True:
-            rewards = _stop(game, state, start, seats, evaluate)
-            if rewards is not None:
-                break
-            if node is root:
-                moves = [(me, action) for action in game.legal_actions(state, me) if _key(action) in root_keys]
-            else:
-                moves = _moves(game, state, optional)
-            if not moves:
-                break
-            untried = []
-            available = []
-            for seat, action in moves:
-                key = (seat, _key(action))
-                edge = node.edges.get(key)  # type: ignore[arg-type]
-                if edge is None:
-                    untried.append((key, seat, action))
-                else:
-                    available.append(edge)
-            for edge in available:
-                edge.available += 1
-            if untried:
-                key, seat, action = untried[rng.randrange(len(untried))]
-                edge = _Edge(action=action, seat=seat, node=_Node(), available=1)
-                node.edges[key] = edge  # type: ignore[index]
-                state, _ = game.apply(state, seat, action)
-                path.append(edge)
-                break
-            edge = max(
-                available,
-                key=lambda e: e.reward / e.visits + EXPLORATION * math.sqrt(math.log(e.available) / e.visits),
-            )
-            state, _ = game.apply(state, edge.seat, edge.action)
-            path.append(edge)
-            node = edge.node
-        # playout
-        depth = 0
-        while rewards is None:
-            rewards = _stop(game, state, start, seats, evaluate)
-            if rewards is not None:
-                break
-            if depth >= limit:
-                rewards = estimate(state) if estimate is not None else [0.5] * seats
-                break
-            move = rollout_action(state, rng)
-            if move is None:
-                rewards = [0.5] * seats
-                break
-            state, _ = game.apply(state, *move)
-            depth += 1
-        # backpropagation
-        for edge in path:
-            edge.visits += 1
-            edge.reward += rewards[edge.seat]
+        start = sample(rng)
+        if not search.seats:
+            search.seats = len(hooks.game.view(start, None).seats)
+        state, path, rewards = _select_and_expand(search, start, rng)
+        if rewards is None:
+            rewards = _playout(search, state, start, rng)
+        _backpropagate(path, rewards)
 
     best = max(
-        (edge for (seat, key), edge in root.edges.items() if seat == me),  # type: ignore[misc]
+        (edge for (seat, key), edge in search.root.edges.items() if seat == search.me),  # type: ignore[misc]
         key=lambda e: (e.visits, e.reward),
         default=None,
     )
     if stats is not None:
         stats.iterations = iterations
         stats.seconds = time.perf_counter() - started
-        stats.visits = {str(dict(edge.action)): edge.visits for edge in root.edges.values()}
+        stats.visits = {str(dict(edge.action)): edge.visits for edge in search.root.edges.values()}
     if best is None:
         return root_actions[0]
-    return root_keys[_key(best.action)]
+    return search.root_keys[_key(best.action)]
+
+
+def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Random) -> tuple[
+    StateT, list[_Edge], list[float] | None
+]:
+    """Walk down from the root by UCB over the edges available in this sample until an untried edge, and add it.
+
+    Returns the state reached, the edges walked and, if the walk stopped where the game (or `evaluate`) ends,
+    the rewards; otherwise None, and a playout goes on from the state.
+    """
+    game, state, node = search.hooks.game, start, search.root
+    path: list[_Edge] = []
+    while True:
+        rewards = search.hooks.rewards(state, start, search.seats)
+        if rewards is not None:
+            return state, path, rewards
+        if node is search.root:
+            moves = [(search.me, action) for action in game.legal_actions(state, search.me)
+                     if _key(action) in search.root_keys]
+        else:
+            moves = _moves(game, state)
+        if not moves:
+            return state, path, None
+        untried = []
+        available = []
+        for seat, action in moves:
+            key = (seat, _key(action))
+            edge = node.edges.get(key)  # type: ignore[arg-type]
+            if edge is None:
+                untried.append((key, seat, action))
+            else:
+                available.append(edge)
+        for edge in available:
+            edge.available += 1
+        if untried:
+            key, seat, action = untried[rng.randrange(len(untried))]
+            edge = _Edge(action=action, seat=seat, node=_Node(), available=1)
+            node.edges[key] = edge  # type: ignore[index]
+            state, _ = game.apply(state, seat, action)
+            path.append(edge)
+            return state, path, None
+        edge = max(
+            available,
+            key=lambda e: e.reward / e.visits + EXPLORATION * math.sqrt(math.log(e.available) / e.visits),
+        )
+        state, _ = game.apply(state, edge.seat, edge.action)
+        path.append(edge)
+        node = edge.node
+
+
+def _playout(search: _Search[StateT], state: StateT, start: StateT, rng: random.Random) -> list[float]:
+    """Play on from `state` by the rollout policy to the end, the game's `evaluate` stop, or the cut-off."""
+    hooks = search.hooks
+    depth = 0
+    while True:
+        rewards = hooks.rewards(state, start, search.seats)
+        if rewards is not None:
+            return rewards
+        if depth >= hooks.rollout_limit:
+            return hooks.cut_off(state, search.seats)
+        move = search.rollout(state, rng)
+        if move is None:
+            return [0.5] * search.seats
+        state, _ = hooks.game.apply(state, *move)
+        depth += 1
+
+
+def _backpropagate(path: Sequence[_Edge], rewards: Sequence[float]) -> None:
+    """Credit every edge walked with one visit and its mover's reward."""
+    for edge in path:
+        edge.visits += 1
+        edge.reward += rewards[edge.seat]
 
 
 def _decided(root: _Node, me: Seat, started: float, iterations: int, budget: Budget) -> bool:
@@ -288,25 +359,18 @@ def _decided(root: _Node, me: Seat, started: float, iterations: int, budget: Bud
     return visits[0] - visits[1] > min(budget.iterations - iterations, math.ceil(by_time))
 
 
-def _stop(game: Any, state: Any, start: Any, seats: int, evaluate: Any) -> list[float] | None:
-    if evaluate is not None:
-        return evaluate(state, start)  # type: ignore[no-any-return]
-    return _result_rewards(game, state, seats)
+def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Random], Action | None]:
+    """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, with its budget `budget_for(name)`.
 
-
-def level(name: str, before: Callable[[SeatView, random.Random], Action | str | None] | None = None) -> Any:
-    """The chooser of search level `name` (`medium`, `hard`), with its budget from `budget_for(name)`.
-
-    `before(view, rng)`, if given, may answer first (e.g. Talmut's optional-only turns go to `easy`); its
-    result is used unless it is the string "search".
+    `hooks.before_search`, if set, may answer first (module docstring of `SearchHooks`).
     """
 
     def choose(view: SeatView, rng: random.Random) -> Action | None:
-        if before is not None:
-            early = before(view, rng)
+        if hooks.before_search is not None:
+            early = hooks.before_search(view, rng)
             if not isinstance(early, str):
                 return early
-        action = ismcts(view, rng, budget_for(name))
+        action = ismcts(hooks, view, rng, budget_for(name))
         if action is None:
             raise ValueError("no legal action to choose from")
         return action
@@ -314,8 +378,3 @@ def level(name: str, before: Callable[[SeatView, random.Random], Action | str | 
     choose.__name__ = name
     choose.__doc__ = f"Level `{name}`: information-set MCTS (engine.ai.search) within `budget_for({name!r})`."
     return choose
-
-
-def reward_result(game: Any, state: Any, seats: int) -> list[float] | None:
-    """Rewards at the game's end: 1 per winner, 0 per loser, 0.5 each in a draw; None while in play."""
-    return _result_rewards(game, state, seats)

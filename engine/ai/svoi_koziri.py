@@ -5,30 +5,17 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
+from engine.ai.costs import rank, trump_cost
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
-from engine.games.svoi_koziri import SvoiKoziriState, parse_card
+from engine.games.svoi_koziri import Step, SvoiKoziriState, parse_card
 from engine.protocol import JSON, Action, Seat
 
-if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
-    from engine.ai import SeatView
-
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-_RANKS = {"6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "J": 11, "Q": 12, "K": 13, "A": 14}
-
-
-def beat_cost(code: str, own_trump: str) -> int:
-    """How much beating with `code` costs: its rank (6..14), plus 100 for a card of the player's own trump suit.
-
-    Own trumps beat any card of another suit (svoi_koziri.md §3.1), so they are the last to spend.
-
-    >>> beat_cost("9S", "H"), beat_cost("6H", "H"), beat_cost("AH", "H")
-    (9, 106, 114)
-    """
-    return _RANKS[code[:-1]] + (100 if code[-1] == own_trump else 0)
 
 
 def lay_value(code: str, own_trump: str, their_trump: str) -> int:
@@ -42,12 +29,12 @@ def lay_value(code: str, own_trump: str, their_trump: str) -> int:
     >>> lay_value("AS", "H", "S") > lay_value("6S", "H", "S") > lay_value("AD", "H", "S") > lay_value("6H", "H", "S")
     True
     """
-    rank = _RANKS[code[:-1]]
+    value = rank(code)
     if code[-1] == their_trump:
-        return 200 + rank
+        return 200 + value
     if code[-1] == own_trump:
-        return -rank
-    return 100 + rank
+        return -value
+    return 100 + value
 
 
 def easy(view: SeatView, rng: random.Random) -> Action:
@@ -55,8 +42,8 @@ def easy(view: SeatView, rng: random.Random) -> Action:
 
     Choosing a trump (blind, before the deal, §7.2) it picks a free suit at random. Leading or playing, it lays the
     card the opponent can least easily beat (`lay_value`). Responding, it beats with the cheapest card
-    (`beat_cost`); when it cannot, `take` is its only move. It never resigns. Reads only `view["state"]`
-    (svoi_koziri.md §6.4) and `view["legal_actions"]`.
+    (`engine.ai.costs.trump_cost`, its own trump counting as the trump); when it cannot, `take` is its only move.
+    It never resigns. Reads only `view["state"]` (svoi_koziri.md §6.4) and `view["legal_actions"]`.
 
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).
@@ -70,7 +57,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     trumps = view["state"]["trumps"]
     own, theirs = trumps[view["you"]], trumps[1 - view["you"]]
     if kind == "beat":
-        return _best(actions, lambda code: -beat_cost(code, own))
+        return _best(actions, lambda code: -trump_cost(code, own))
     return _best(actions, lambda code: lay_value(code, own, theirs))
 
 
@@ -102,7 +89,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
         rng.shuffle(deck)
         return SvoiKoziriState(
             deck=tuple(deck), trumps=trumps, sixes_passed=(None, None), hands=((), ()), pile=(),
-            step="choose_trump", turn=me, positions=(), reason=None, winner=None, seed=rng.randrange(2**31),
+            step=Step.CHOOSE_TRUMP, turn=me, positions=(), reason=None, winner=None, seed=rng.randrange(2**31),
         )
     replayed = _replay(view, history, rng)
     if replayed is not None:
@@ -114,7 +101,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     hands[me], hands[1 - me] = suit_then_rank(mine), suit_then_rank(theirs)
     return SvoiKoziriState(
         deck=(), trumps=trumps, sixes_passed=tuple(None if c is None else parse_card(c) for c in state["sixes_passed"]),
-        hands=tuple(hands), pile=pile, step=state["step"], turn=me, positions=(), reason=None, winner=None,
+        hands=tuple(hands), pile=pile, step=Step(state["step"]), turn=me, positions=(), reason=None, winner=None,
         seed=rng.randrange(2**31),
     )
 
@@ -135,7 +122,7 @@ def _replay(view: SeatView, history: Sequence[JSON], rng: random.Random) -> Svoi
     mine = [parse_card(code) for code in dealt["cards"]]
     theirs = [card for card in FRENCH_36 if card not in set(mine)]
     deck: list[Card] = [theirs[k // 2] if k % 2 != me else mine[k // 2] for k in range(36)]
-    state = sk.new_game(2, sk.parse_options({}), deck, rng.randrange(2**31))
+    state = sk.new_game(2, sk.parse_options({}), deck, seed=rng.randrange(2**31))
     try:
         for event in history:
             kind = _REPLAYED.get(event.get("type", ""))
@@ -171,7 +158,7 @@ def rollout_action(state: SvoiKoziriState, rng: random.Random) -> tuple[Seat, Ac
     theirs = state.trumps[1 - seat]
     assert own is not None and theirs is not None
     if kind == "beat":
-        return seat, _best(actions, lambda code: -beat_cost(code, own.letter))
+        return seat, _best(actions, lambda code: -trump_cost(code, own.letter))
     return seat, _best(actions, lambda code: lay_value(code, own.letter, theirs.letter))
 
 
@@ -180,3 +167,10 @@ def estimate(state: SvoiKoziriState) -> list[float]:
     lead = len(state.hands[1]) - len(state.hands[0])
     ahead = 0.5 + 0.5 * math.tanh(lead / 6)
     return [ahead, 1 - ahead]
+
+
+SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
+    sk, sample_state, prepare_sampler=prepare_sampler, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT,
+    estimate=estimate,
+)
+"""Svoi Koziri's hooks for the search levels (engine.ai.search)."""

@@ -6,14 +6,13 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.games import tadmur as tadmur_game
 from engine.games.tadmur import Row, TadmurState
 from engine.protocol import JSON, Action, Seat
-
-if TYPE_CHECKING:  # engine.ai imports this module, so the type is only needed for checking
-    from engine.ai import SeatView
 
 CYCLE = 13
 RANK_VALUES = {"A": 1, **{str(value): value for value in range(2, 11)}, "J": 11, "Q": 12, "K": 13}
@@ -369,3 +368,10 @@ def prepare_rollout(view: SeatView, history: Sequence[JSON]) -> Callable[[Tadmur
         return seat, rng.choice(keep or places)
 
     return rollout_action
+
+
+SEARCH: SearchHooks[TadmurState] = SearchHooks(
+    tadmur_game, sample_state, prepare_sampler=prepare_sampler, root_actions=root_actions,
+    prepare_rollout=prepare_rollout,
+)
+"""Tadmur's hooks for the search levels (engine.ai.search)."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.ai.search import SearchHooks
+from engine.ai.view import SeatView
 from engine.games import talmut as talmut_game
+from engine.games.talmut import Phase, PowerKind
 from engine.protocol import JSON, Action
-
-if TYPE_CHECKING:
-    from engine.ai import SeatView
 
 OPTIONAL_CHANCE = 0.05
 """How often `random` uses a `match` or `withdraw` when nothing else is listed for it (talmut.md §8.13)."""
@@ -28,7 +28,6 @@ CALL_ESTIMATE = 7.0
 WITHDRAW_ESTIMATE = 14.0
 """`easy` withdraws its call when cards pushed on it make its estimate this high."""
 
-_DECK_VALUES = {40: [1, 2, 3, 4, 5, 6, 7, 10, 11, 12] * 4, 48: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] * 4}
 _OPTIONAL = {"match", "withdraw", "resign"}
 
 
@@ -67,9 +66,8 @@ class _Table:
         drawn = self.state["drawn"]
         if drawn is not None and drawn["card"] is not None:
             visible.append(drawn["card"])
-        held = sum(1 for layout in layouts for slot in layout["slots"] if not slot["empty"])
-        size = 48 if held + self.state["stock_size"] + len(self.state["discard"]) + (drawn is not None) > 40 else 40
-        unseen = list(_DECK_VALUES[size])
+        deck = talmut_game.full_deck(talmut_game.Options(**self.state["options"]))
+        unseen = [talmut_game.value(card) for card in deck]
         for code in visible:
             if _value(code) in unseen:
                 unseen.remove(_value(code))
@@ -212,17 +210,15 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
 
     The view already carries everything the seat knows (talmut.md §6.1: each layout card lists the seats that
     know it, and the view shows the ones this seat knows), so every card it does not see, in layouts, the stock
-    and a stock-drawn card, is dealt uniformly from the cards it has not seen. The history adds who resigned.
-    What no seat's view shows is set to defaults: `target` and `call_penalty` (the creation options), a standing
-    call's total (taken from the sampled layout), the seed and the reshuffle count.
+    and a stock-drawn card, is dealt uniformly from the cards it has not seen. The options are the view's, and the
+    history adds who resigned. What no seat's view shows is guessed: a standing call's total (taken from the
+    sampled layout), the seed and the reshuffle count.
     """
     state, me = view["state"], view["you"]
     parse = talmut_game.parse_card
     layouts = state["layouts"]
     drawn = state["drawn"]
-    held = sum(1 for layout in layouts for slot in layout["slots"] if not slot["empty"])
-    size = 48 if held + state["stock_size"] + len(state["discard"]) + (drawn is not None) > 40 else 40
-    options = talmut_game.Options(deck_size=size)
+    options = talmut_game.Options(**state["options"])
     deck = talmut_game.full_deck(options)
     visible = {slot["card"] for layout in layouts for slot in layout["slots"] if slot["card"] is not None}
     visible.update(state["discard"])
@@ -251,7 +247,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     if power is not None:
         peeked = power["peeked"]
         place = None if peeked is None else talmut_game.Place(peeked["seat"], peeked["position"])
-        power_state = talmut_game.Power(power["kind"], parse(power["card"]), place)
+        power_state = talmut_game.Power(PowerKind(power["kind"]), parse(power["card"]), place)
     window = state["window"]
     call = state["talmut"]
     call_state = None
@@ -283,7 +279,7 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
         seed=rng.randrange(2**31),
         round=state["round"],
         turn=state["turn"],
-        phase=state["phase"],
+        phase=Phase(state["phase"]),
         layouts=slots,
         stock=stock,
         discard=tuple(parse(code) for code in state["discard"]),
@@ -350,7 +346,7 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
     filled = [(worth(slot), position) for position, slot in enumerate(layout) if slot.card is not None]
     worst = max(filled) if filled else None
     phase = state.phase
-    if phase == "draw":
+    if phase == Phase.DRAW:
         known = all(seat in slot.seen_by for slot in layout if slot.card is not None)
         if known and sum(w for w, _ in filled) <= talmut_game.CALL_LIMIT and {"type": "call"} in legal:
             return seat, {"type": "call"}
@@ -359,12 +355,12 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
             return seat, {"type": "draw", "source": "discard"}
         source = "stock" if {"type": "draw", "source": "stock"} in legal else "discard"
         return seat, {"type": "draw", "source": source}
-    if phase == "decide":
+    if phase == Phase.DECIDE:
         assert state.drawn is not None
         if worst is not None and state.drawn.card.rank < worst[0]:
             return seat, {"type": "swap", "position": worst[1]}
         return seat, {"type": "discard"}
-    if phase == "power" and state.power is not None and state.power.kind != "caballo":
+    if phase == Phase.POWER and state.power is not None and state.power.kind != PowerKind.CABALLO:
         for position, slot in enumerate(layout):
             if slot.card is not None and seat not in slot.seen_by:
                 return seat, {"type": "peek", "seat": seat, "position": position}
@@ -394,3 +390,10 @@ def root_actions(view: SeatView) -> list[Action]:
     table = _Table(view)
     sure = _sure_matches(table)
     return [a for a in table.legal if a["type"] != "resign" and (a["type"] != "match" or a in sure)]
+
+
+SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
+    talmut_game, sample_state, root_actions=root_actions, rollout_action=rollout_action, evaluate=evaluate,
+    rollout_limit=ROLLOUT_LIMIT, before_search=search_first,
+)
+"""Talmut's hooks for the search levels (engine.ai.search)."""

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, check_action
+from engine.actions import ActionShapes, CardField
 from engine.beating import beats
 from engine.cards import FRENCH_36, Card, Suit, parse_french_36, suit_then_rank
-from engine.errors import IllegalAction, NotYourTurn
-from engine.hands import hidden_hands, lay_card, require_in_hand
+from engine.hands import hidden_hands, lay_card, missing_from_hand
+from engine.legality import ActionCheck
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat
 
 ID = "durak"
@@ -42,11 +43,21 @@ ACTIONS: ActionShapes = {
     "resign": {},
 }
 """The action bodies of durak.md §4."""
+CAPABILITIES: Capabilities[DurakState] = Capabilities()
+"""None of the optional parts of a game's rules (`engine.protocol.Capabilities`)."""
 
 HAND_SIZE = 6
 """Cards a hand is refilled to, and the most attack cards a bout can hold (durak.md §3.5, §3.8)."""
 
 _DECK = FRENCH_36
+
+
+class Reason(StrEnum):
+    """Why a Durak game ended (durak.md §5.1): the `reason` of its result."""
+
+    DRAW = "draw"
+    DURAK = "durak"
+    RESIGN = "resign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +102,7 @@ class DurakState:
     first_attack_seat: Seat
     first_attack_card: Card | None
     trump_card_drawn_by: Seat | None
-    reason: str | None
+    reason: Reason | None
     loser: Seat | None
     seed: int
 
@@ -135,8 +146,8 @@ def full_deck(options: Options) -> tuple[Card, ...]:
 # Creating states
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> DurakState:
-    """Deal `deck` (top first) and pick the first attacker.
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> DurakState:
+    """Deal `deck` (top first; None: the 36 cards shuffled by `seed`) and pick the first attacker.
 
     Rules: shared/rules/durak.md §2.5 (deal: alternately from seat 0, `deck[12]` is the indicator and the last
     card of the stock), §2.6 (the lower lowest trump attacks first; no trump in hand: seat 0).
@@ -145,7 +156,7 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> D
         InvalidOptions: `seats` is not 2.
         InvalidDeck: `deck` is not a permutation of the 36 cards.
     """
-    deck = check_table(ID, seats, SEATS, deck, _DECK)
+    deck = check_table(ID, seats, SEATS, deck, _DECK, seed)
     hands = (hand_order(deck[0:12:2]), hand_order(deck[1:12:2]))
     indicator = deck[12]
     trump = indicator.suit
@@ -325,7 +336,7 @@ def cards_in_play(state: DurakState) -> list[Card]:
     A game that ended at a `done` still shows its last `table` (durak.md §6.4), but those cards already went to
     the discard pile or a hand, so they are counted there only.
     """
-    live_table = state.reason in (None, "resign")
+    live_table = state.reason in (None, Reason.RESIGN)
     table = [card for row in state.table if live_table for card in (row.attack, row.defense) if card is not None]
     return [*state.hands[0], *state.hands[1], *table, *state.stock, *state.discard]
 
@@ -372,48 +383,56 @@ def apply(state: DurakState, seat: Seat, action: Action) -> tuple[DurakState, li
             what the actor can see, e.g. "6H does not beat 9H", "no 8 on the table".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    parsed = check_action(action, ACTIONS, parse_card, finished=state.reason is not None, seat=seat, seats=2)
-    kind, card, against = parsed["type"], parsed.get("card"), parsed.get("against")
+    parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
+    kind = parsed["type"]
     if kind == "resign":
         return _resign(state, seat)
-    if seat not in to_act(state):
-        raise NotYourTurn("it is your opponent's turn")
-    role = "attacker" if seat == state.attacker else "defender"
     if kind == "attack":
-        if role != "attacker":
-            raise IllegalAction("you are defending: defend or take")
-        assert card is not None
-        require_in_hand(state.hands[seat], card)
-        if state.table:
-            if len(state.table) >= state.bout_limit:
-                raise IllegalAction(f"the bout already holds {state.bout_limit} attack cards, its limit")
-            if card.rank not in _ranks_on_table(state):
-                raise IllegalAction(f"no {card.rank_code} on the table")
-        return _attack(state, seat, card)
+        return _attack(state, seat, parsed["card"])
     if kind == "defend":
-        if role != "defender":
-            raise IllegalAction("only the defender defends")
-        assert card is not None and against is not None
-        require_in_hand(state.hands[seat], card)
         open_row = _undefended(state)
-        assert open_row is not None  # D is to act only while a card is undefended
-        if against != open_row.attack:
-            if any(row.attack == against for row in state.table):
-                raise IllegalAction(f"{against} is already beaten")
-            raise IllegalAction(f"{against} is not an attack card on the table")
-        if not beats(card, against, state.trump):
-            raise IllegalAction(f"{card} does not beat {against}")
-        return _defend(state, seat, card, open_row)
+        assert open_row is not None  # D defends only while a card is undefended
+        return _defend(state, seat, parsed["card"], open_row)
     if kind == "take":
-        if role != "defender":
-            raise IllegalAction("only the defender takes")
         return replace(state, defender_took=True), [Event("took", {"seat": seat})]
-    # kind == "done"
-    if role != "attacker":
-        raise IllegalAction("only the attacker ends a bout")
-    if not state.table:
-        raise IllegalAction("the table is empty: a bout opens with an attack")
-    return _end_bout(state)
+    return _end_bout(state)  # `done`
+
+
+def _why_illegal(state: DurakState, seat: Seat, parsed: dict[str, Any]) -> str:
+    """Why a well-formed action of the seat to act is not in its `legal_actions`, naming only what it can see.
+
+    Only for the message: `legal_actions` alone decides (durak.md §4.2, §4.3).
+    """
+    kind, card, against = parsed["type"], parsed.get("card"), parsed.get("against")
+    attacking = seat == state.attacker
+    if kind == "attack":
+        assert card is not None
+        if not attacking:
+            return "you are defending: defend or take"
+        if (missing := missing_from_hand(state.hands[seat], card)) is not None:
+            return missing
+        if len(state.table) >= state.bout_limit:
+            return f"the bout already holds {state.bout_limit} attack cards, its limit"
+        return f"no {card.rank_code} on the table"
+    if kind in ("defend", "take") and attacking:
+        return f"only the defender {'defends' if kind == 'defend' else 'takes'}"
+    if kind == "defend":
+        assert card is not None
+        if (missing := missing_from_hand(state.hands[seat], card)) is not None:
+            return missing
+        open_row = _undefended(state)
+        if open_row is None or against != open_row.attack:
+            if any(row.attack == against for row in state.table):
+                return f"{against} is already beaten"
+            return f"{against} is not an attack card on the table"
+        return f"{card} does not beat {against}"
+    if kind == "done" and attacking:
+        return "the table is empty: a bout opens with an attack"
+    return "only the attacker ends a bout"
+
+
+_check: ActionCheck[DurakState] = ActionCheck(ACTIONS, parse_card, legal_actions, to_act, _why_illegal)
+"""`apply`'s check of a body: listed, or a resign from either seat at any time (§3.12)."""
 
 
 def _attack(state: DurakState, seat: Seat, card: Card) -> tuple[DurakState, list[Event]]:
@@ -465,7 +484,7 @@ def _end_bout(state: DurakState) -> tuple[DurakState, list[Event]]:
     if not stock and not all(hands):  # end check only here, after the refill (durak.md §3.10, §7.10)
         empty = [seat for seat in (0, 1) if not hands[seat]]
         loser = None if len(empty) == 2 else other_seat(empty[0])
-        new = replace(new, reason="draw" if loser is None else "durak", loser=loser)
+        new = replace(new, reason=Reason.DRAW if loser is None else Reason.DURAK, loser=loser)
         return new, [*events, _game_ended(new)]
     new = replace(
         new,
@@ -479,7 +498,7 @@ def _end_bout(state: DurakState) -> tuple[DurakState, list[Event]]:
 
 
 def _resign(state: DurakState, seat: Seat) -> tuple[DurakState, list[Event]]:
-    new = replace(state, reason="resign", loser=seat)
+    new = replace(state, reason=Reason.RESIGN, loser=seat)
     return new, [Event("resigned", {"seat": seat}), _game_ended(new)]
 
 

@@ -22,15 +22,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, ChoiceField, check_shape
+from engine.actions import ActionShapes, CardField, ChoiceField
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, Suit, codes, parse_french_36, suit_then_rank
-from engine.errors import GameFinished, IllegalAction, NotYourTurn
-from engine.hands import Hands, add_cards, hidden_hands, lay_card, require_in_hand
+from engine.hands import Hands, add_cards, hidden_hands, lay_card, missing_from_hand
+from engine.legality import ActionCheck
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat
 
 ID = "svoi_koziri"
@@ -46,6 +48,8 @@ ACTIONS: ActionShapes = {
     "resign": {},
 }
 """The action bodies of svoi_koziri.md §4."""
+CAPABILITIES: Capabilities[SvoiKoziriState] = Capabilities()
+"""None of the optional parts of a game's rules (`engine.protocol.Capabilities`)."""
 
 TAKE = 3
 """Cards taken from the top of the pile when it is not of the taker's own trump suit (svoi_koziri.md §3.6)."""
@@ -55,8 +59,30 @@ REPEATS_TO_DRAW = 3
 """A post-take position recorded this many times draws the game (svoi_koziri.md §3.9)."""
 _ACE = 14
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-_STEP_ACTIONS = {"choose_trump": {"choose_trump"}, "lead": {"lead"}, "respond": {"beat", "take"}, "play": {"play"}}
+
+
+class Step(StrEnum):
+    """What the seat to act does next (svoi_koziri.md §3.2): the view's `step`."""
+
+    CHOOSE_TRUMP = "choose_trump"
+    LEAD = "lead"
+    RESPOND = "respond"
+    PLAY = "play"
+
+
+_STEP_ACTIONS = {Step.CHOOSE_TRUMP: {"choose_trump"}, Step.LEAD: {"lead"}, Step.RESPOND: {"beat", "take"},
+                 Step.PLAY: {"play"}}
 """The action types (besides `resign`) each step allows (svoi_koziri.md §3.2, §4)."""
+
+
+class Reason(StrEnum):
+    """Why a Svoi Koziri game ended (svoi_koziri.md §5.1): the `reason` of its result."""
+
+    OUT_OF_CARDS = "out_of_cards"
+    DRAW = "draw"
+    REPETITION = "repetition"
+    RESIGN = "resign"
+
 
 Options = NoOptions
 """Svoi Koziri has no options; trumps are chosen in play, so `{"trumps": [...]}` is refused (§2.3, §8.12)."""
@@ -94,10 +120,10 @@ class SvoiKoziriState:
     sixes_passed: tuple[Card | None, ...]
     hands: Hands
     pile: tuple[Card, ...]
-    step: str | None
+    step: Step | None
     turn: Seat
     positions: tuple[str, ...]
-    reason: str | None
+    reason: Reason | None
     winner: Seat | None
     seed: int
 
@@ -114,8 +140,8 @@ load_state = serialize.state_loader(SvoiKoziriState, parse_card)
 # Creating states
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> SvoiKoziriState:
-    """A game at the trump choice: `deck` (top first) is kept whole and dealt after both choices.
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> SvoiKoziriState:
+    """A game at the trump choice: `deck` (top first; None: shuffled by `seed`) is dealt after both choices.
 
     Rules: svoi_koziri.md §2.4 (the order is fixed at creation), §2.5 (seat 0 chooses first), §2.6 (deal).
 
@@ -124,12 +150,12 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> S
         InvalidDeck: `deck` is not a permutation of the 36 cards.
     """
     return SvoiKoziriState(
-        deck=check_table(ID, seats, SEATS, deck, FRENCH_36),
+        deck=check_table(ID, seats, SEATS, deck, FRENCH_36, seed),
         trumps=(None, None),
         sixes_passed=(None, None),
         hands=((), ()),
         pile=(),
-        step="choose_trump",
+        step=Step.CHOOSE_TRUMP,
         turn=0,
         positions=(),
         reason=None,
@@ -168,7 +194,7 @@ def position(
         sixes_passed=(None, None),
         hands=(suit_then_rank(hands[0]), suit_then_rank(hands[1])),
         pile=tuple(pile),
-        step="respond" if pile else "lead",
+        step=Step.RESPOND if pile else Step.LEAD,
         turn=to_act,
         positions=(),
         reason=None,
@@ -209,14 +235,15 @@ def legal_actions(state: SvoiKoziriState, seat: Seat) -> list[Action]:
     if seat not in to_act(state):
         return []
     actions: list[Action]
-    if state.step == "choose_trump":
+    if state.step == Step.CHOOSE_TRUMP:
         taken = state.trumps[other_seat(seat)]
         actions = [{"type": "choose_trump", "suit": suit.letter} for suit in FRENCH_SUITS if suit != taken]
-    elif state.step == "respond":
+    elif state.step == Step.RESPOND:
         beating = _beating_cards(state, seat)
         actions = [{"type": "beat", "card": card.code} for card in beating] if beating else [{"type": "take"}]
     else:  # `lead` or `play`: any card of the hand (§3.3, §3.5)
-        actions = [{"type": state.step, "card": card.code} for card in state.hands[seat]]
+        assert state.step is not None
+        actions = [{"type": state.step.value, "card": card.code} for card in state.hands[seat]]
     actions.append({"type": "resign"})
     return actions
 
@@ -283,43 +310,49 @@ def apply(state: SvoiKoziriState, seat: Seat, action: Action) -> tuple[SvoiKozir
             the actor's own cards and public ones, e.g. "8C does not beat 10C".
         NotYourTurn: `seat` is not to act and the action is not `resign`.
     """
-    if state.reason is not None:
-        raise GameFinished("the game is over")
-    # The HTTP layer rejects malformed bodies first; the engine must still never crash on them.
-    parsed = check_shape(action, ACTIONS, parse_card)
+    parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
-    if seat not in (0, 1):
-        raise IllegalAction(f"there is no seat {seat!r}")
     if kind == "resign":
-        return _finish(state, "resign", winner=other_seat(seat), events=[Event("resigned", {"seat": seat})])
-    if seat != state.turn:
-        raise NotYourTurn("it is your opponent's turn")
-    if kind not in _STEP_ACTIONS[state.step or ""]:
-        raise IllegalAction(f"the step is {state.step}: {_step_hint(state)}")
+        return _finish(state, Reason.RESIGN, winner=other_seat(seat), events=[Event("resigned", {"seat": seat})])
     if kind == "choose_trump":
         return _choose_trump(state, seat, _SUITS[parsed["suit"]])
     if kind == "take":
-        if _beating_cards(state, seat):
-            raise IllegalAction(f"you can beat {state.pile[-1]}: a player who can beat must beat")
         return _take(state, seat)
+    return _lay(state, seat, kind, parsed["card"])
+
+
+def _why_illegal(state: SvoiKoziriState, seat: Seat, parsed: dict[str, Any]) -> str:
+    """Why a well-formed action of the seat to act is not in its `legal_actions`, naming only cards it may see.
+
+    Only for the message: `legal_actions` alone decides (svoi_koziri.md §4.2, §4.3).
+    """
+    kind = parsed["type"]
+    assert state.step is not None  # a game in play has a step
+    if kind not in _STEP_ACTIONS[state.step]:
+        return f"the step is {state.step}: {_step_hint(state)}"
+    if kind == "choose_trump":
+        return f"{parsed['suit']} is your opponent's trump suit: choose another"
+    if kind == "take":
+        return f"you can beat {state.pile[-1]}: a player who can beat must beat"
     card: Card = parsed["card"]
-    require_in_hand(state.hands[seat], card)
-    if kind == "beat" and not beats(card, state.pile[-1], _own_trump(state, seat)):
-        raise IllegalAction(f"{card} does not beat {state.pile[-1]}")
-    return _lay(state, seat, kind, card)
+    return missing_from_hand(state.hands[seat], card) or f"{card} does not beat {state.pile[-1]}"
+
+
+_check: ActionCheck[SvoiKoziriState] = ActionCheck(ACTIONS, parse_card, legal_actions, to_act, _why_illegal)
+"""`apply`'s check of a body: listed, or a resign from either seat at any time (§3.10)."""
 
 
 def _step_hint(state: SvoiKoziriState) -> str:
-    if state.step == "respond":
+    if state.step == Step.RESPOND:
         return f"beat {state.pile[-1]} or, if you cannot, take"
-    return {"choose_trump": "choose a trump suit", "lead": "lead a card onto the empty pile"}.get(
-        state.step or "", "lay one more card after your beat"
-    )
+    if state.step == Step.CHOOSE_TRUMP:
+        return "choose a trump suit"
+    if state.step == Step.LEAD:
+        return "lead a card onto the empty pile"
+    return "lay one more card after your beat"
 
 
 def _choose_trump(state: SvoiKoziriState, seat: Seat, suit: Suit) -> tuple[SvoiKoziriState, list[Event]]:
-    if suit == state.trumps[other_seat(seat)]:
-        raise IllegalAction(f"{suit.letter} is your opponent's trump suit: choose another")
     trumps = tuple(suit if owner == seat else chosen for owner, chosen in enumerate(state.trumps))
     events = [Event("trump_chosen", {"seat": seat, "suit": suit.letter})]
     if seat == 0:
@@ -343,7 +376,7 @@ def _deal(state: SvoiKoziriState, events: list[Event]) -> tuple[SvoiKoziriState,
         if six is not None:
             hands = add_cards(lay_card(hands, giver, six), other_seat(giver), [six], suit_then_rank)
     events.append(Event("sixes_passed", {"cards": codes(sixes)}))
-    new = replace(state, deck=(), hands=hands, sixes_passed=sixes, step="lead", turn=0)
+    new = replace(state, deck=(), hands=hands, sixes_passed=sixes, step=Step.LEAD, turn=0)
     return new, events
 
 
@@ -362,8 +395,8 @@ def _lay(state: SvoiKoziriState, seat: Seat, kind: str, card: Card) -> tuple[Svo
     if not hands[seat]:
         return _went_out(new, seat, [event])
     if kind == "beat":
-        return replace(new, step="play"), [event]
-    return replace(new, step="respond", turn=other_seat(seat)), [event]
+        return replace(new, step=Step.PLAY), [event]
+    return replace(new, step=Step.RESPOND, turn=other_seat(seat)), [event]
 
 
 def _went_out(state: SvoiKoziriState, seat: Seat, events: list[Event]) -> tuple[SvoiKoziriState, list[Event]]:
@@ -371,10 +404,10 @@ def _went_out(state: SvoiKoziriState, seat: Seat, events: list[Event]) -> tuple[
     opponent = other_seat(seat)
     last = state.hands[opponent]
     if not last:
-        return _finish(state, "draw", winner=None, events=events)
+        return _finish(state, Reason.DRAW, winner=None, events=events)
     if len(last) == 1 and beats(last[0], state.pile[-1], _own_trump(state, opponent)):
-        return replace(state, step="respond", turn=opponent), events
-    return _finish(state, "out_of_cards", winner=seat, events=events)
+        return replace(state, step=Step.RESPOND, turn=opponent), events
+    return _finish(state, Reason.OUT_OF_CARDS, winner=seat, events=events)
 
 
 def _take(state: SvoiKoziriState, seat: Seat) -> tuple[SvoiKoziriState, list[Event]]:
@@ -392,14 +425,14 @@ def _take(state: SvoiKoziriState, seat: Seat) -> tuple[SvoiKoziriState, list[Eve
         state,
         hands=add_cards(state.hands, seat, taken, suit_then_rank),
         pile=pile,
-        step="respond" if pile else "lead",
+        step=Step.RESPOND if pile else Step.LEAD,
         turn=other_seat(seat),
     )
     events = [Event("took", {"seat": seat, "cards": codes(taken)})]
     digest = _position_digest(new)
     new = replace(new, positions=(*new.positions, digest))
     if new.positions.count(digest) >= REPEATS_TO_DRAW:
-        return _finish(new, "repetition", winner=None, events=events)
+        return _finish(new, Reason.REPETITION, winner=None, events=events)
     return new, events
 
 
@@ -413,7 +446,7 @@ def _position_digest(state: SvoiKoziriState) -> str:
 
 
 def _finish(
-    state: SvoiKoziriState, reason: str, winner: Seat | None, events: list[Event]
+    state: SvoiKoziriState, reason: Reason, winner: Seat | None, events: list[Event]
 ) -> tuple[SvoiKoziriState, list[Event]]:
     new = replace(state, step=None, reason=reason, winner=winner)
     outcome = result(new)

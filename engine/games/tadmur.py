@@ -20,14 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
 
 from engine import serialize
-from engine.actions import ActionShapes, CardField, ChoiceField, check_action
+from engine.actions import ActionShapes, CardField, ChoiceField
 from engine.cards import Card, code_map, french_deck
-from engine.errors import IllegalAction, NotYourTurn
-from engine.hands import hidden_hands, lay_card
+from engine.hands import hidden_hands, lay_card, missing_from_hand
+from engine.legality import ActionCheck
 from engine.options import NoOptions, check_table, describe_no_options, no_options_parser
-from engine.protocol import JSON, Action, Event, Result, Seat, View
+from engine.protocol import JSON, Action, Capabilities, Event, Result, Seat, View
 from engine.seats import other_seat
 
 ID = "tadmur"
@@ -47,6 +49,8 @@ ACTIONS: ActionShapes = {
     "resign": {},
 }
 """The action bodies of tadmur.md §4."""
+CAPABILITIES: Capabilities[TadmurState] = Capabilities()
+"""None of the optional parts of a game's rules (`engine.protocol.Capabilities`)."""
 
 INITIAL_SPACES = 7
 """Spaces in each row at the start (tadmur.md §2.3, §3.2)."""
@@ -54,7 +58,21 @@ INITIAL_SPACES = 7
 DEALER: Seat = 1
 """Seat 1 deals, seat 0 moves first (tadmur.md §2.1, §7.12)."""
 
+Options = NoOptions
+"""Tadmur has no options; the number of spaces is always 7 at the start (tadmur.md §2.3)."""
+describe_options = describe_no_options
+parse_options = no_options_parser(ID)
+
 _CYCLE = 13
+
+
+class Reason(StrEnum):
+    """Why a Tadmur game ended (tadmur.md §5.1): the `reason` of its result."""
+
+    CHAIN_COMPLETE = "chain_complete"
+    CORRECT_GUESS = "correct_guess"
+    STALEMATE = "stalemate"
+    RESIGN = "resign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +124,7 @@ class TadmurState:
     turn: Seat
     guessed_this_turn: bool
     idle_turns: int
-    reason: str | None
+    reason: Reason | None
     winner: Seat | None
     seed: int
 
@@ -149,16 +167,6 @@ def adjacent(card: Card, other: Card) -> bool:
     return (card.rank - other.rank) % _CYCLE in (1, _CYCLE - 1)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Game description
-
-
-Options = NoOptions
-"""Tadmur has no options; the number of spaces is always 7 at the start (tadmur.md §2.3)."""
-describe_options = describe_no_options
-parse_options = no_options_parser(ID)
-
-
 def full_deck(options: Options) -> tuple[Card, ...]:
     """The 52 cards in canonical order `2S … AS, 2H … AH, 2D … AD, 2C … AC` (tadmur.md §2.2)."""
     return _DECK
@@ -168,14 +176,14 @@ def full_deck(options: Options) -> tuple[Card, ...]:
 # Creating states
 
 
-def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> TadmurState:
-    """Deal `deck` (top first) by tadmur.md §2.5: starters, targets, then alternate hand cards from seat 0.
+def new_game(seats: int, options: Options, deck: Sequence[Card] | None = None, *, seed: int) -> TadmurState:
+    """Deal `deck` (top first; None: shuffled by `seed`) by tadmur.md §2.5: starters, targets, then hands.
 
     Raises:
         InvalidOptions: `seats` is not 2.
         InvalidDeck: `deck` is not a permutation of the 52 cards.
     """
-    deck = check_table(ID, seats, SEATS, deck, _DECK)
+    deck = check_table(ID, seats, SEATS, deck, _DECK, seed)
     rows = tuple(
         Row(starter=deck[seat], target=deck[2 + seat], chain=(), spaces=INITIAL_SPACES, wrong_guesses=())
         for seat in (0, 1)
@@ -197,24 +205,19 @@ def new_game(seats: int, options: Options, deck: Sequence[Card], seed: int) -> T
 # Queries
 
 
-def can_place(row: Row, card: Card) -> bool:
-    """Whether `card` may go into the next space of `row` (tadmur.md §3.4).
+def placeable(row: Row, cards: Iterable[Card]) -> list[Card]:
+    """The cards of `cards` that may go into the next space of `row`, in their order (tadmur.md §3.4).
 
-    It must be adjacent to the chain end and, when it fills the last empty space, to the row's target too (§3.5).
+    A card must be adjacent to the chain end and, when it fills the last empty space, to the row's target too
+    (§3.5).
     """
-    if not adjacent(card, row.chain_end):
-        return False
-    return row.empty != 1 or adjacent(card, row.target)
+    end, last = row.chain_end, row.empty == 1
+    return [card for card in cards if adjacent(card, end) and (not last or adjacent(card, row.target))]
 
 
 def guessing_locked(state: TadmurState) -> bool:
     """No seat may guess while either row has exactly one empty space (tadmur.md §3.8, §7.4)."""
     return any(row.empty == 1 for row in state.rows)
-
-
-def _placeable(state: TadmurState, seat: Seat) -> list[Card]:
-    row = state.rows[seat]
-    return [card for card in state.hands[seat] if can_place(row, card)]
 
 
 def _guessable(state: TadmurState, seat: Seat) -> list[str]:
@@ -239,10 +242,10 @@ def legal_actions(state: TadmurState, seat: Seat) -> list[Action]:
     """
     if seat not in to_act(state):
         return []
-    placeable = _placeable(state, seat)
-    actions: list[Action] = [{"type": "place", "card": card.code} for card in placeable]
+    places = placeable(state.rows[seat], state.hands[seat])
+    actions: list[Action] = [{"type": "place", "card": card.code} for card in places]
     actions.extend({"type": "guess", "rank": rank} for rank in _guessable(state, seat))
-    if not placeable:
+    if not places:
         actions.append({"type": "pass"})
     actions.append({"type": "resign"})
     return actions
@@ -250,9 +253,7 @@ def legal_actions(state: TadmurState, seat: Seat) -> list[Action]:
 
 def result(state: TadmurState) -> Result | None:
     """The outcome by tadmur.md §5.1 and §5.2, or None while the game is active."""
-    if state.reason is None:
-        return None
-    return Result.heads_up(state.winner, state.reason)
+    return None if state.reason is None else Result.heads_up(state.winner, state.reason)
 
 
 def view(state: TadmurState, seat: Seat | None) -> View:
@@ -330,13 +331,11 @@ def apply(state: TadmurState, seat: Seat, action: Action) -> tuple[TadmurState, 
             never names the target, e.g. "QD is not adjacent to the chain end 5H".
         NotYourTurn: `seat` is not in `to_act(state)` and the action is not `resign`.
     """
-    parsed = check_action(action, ACTIONS, parse_card, finished=state.reason is not None, seat=seat, seats=2)
+    parsed = _check(state, seat, action, finished=state.reason is not None, seats=2)
     kind = parsed["type"]
     if kind == "resign":
-        new = replace(state, reason="resign", winner=other_seat(seat))
+        new = replace(state, reason=Reason.RESIGN, winner=other_seat(seat))
         return new, [Event("resigned", {"seat": seat}), _game_ended(new)]
-    if seat not in to_act(state):
-        raise NotYourTurn("it is your opponent's turn")
     if kind == "place":
         return _place(state, seat, parsed["card"])
     if kind == "guess":
@@ -344,37 +343,48 @@ def apply(state: TadmurState, seat: Seat, action: Action) -> tuple[TadmurState, 
     return _pass(state, seat)
 
 
+def _why_illegal(state: TadmurState, seat: Seat, parsed: dict[str, Any]) -> str:
+    """Why a well-formed action of the seat to act is not in its `legal_actions`; never naming a target.
+
+    Only for the message: `legal_actions` alone decides (tadmur.md §4.2, §4.3).
+    """
+    row = state.rows[seat]
+    if parsed["type"] == "place":
+        card: Card = parsed["card"]
+        if (missing := missing_from_hand(state.hands[seat], card)) is not None:
+            return missing
+        if not adjacent(card, row.chain_end):
+            return f"{card} is not adjacent to the chain end {row.chain_end}"
+        # Only the owner gets this message and knows the target; it still names the rule, not the card.
+        return f"{card} fills your last space, so it must also be adjacent to your target"
+    if parsed["type"] == "guess":
+        if state.guessed_this_turn:
+            return "you have already guessed in this turn"
+        if guessing_locked(state):
+            return "no guessing while a row has exactly one empty space"
+        return f"you already guessed {parsed['rank']}"
+    return "you have a card you can place: a pass is only for a player who cannot"
+
+
+_check: ActionCheck[TadmurState] = ActionCheck(ACTIONS, parse_card, legal_actions, to_act, _why_illegal)
+"""`apply`'s check of a body: listed, or a resign from either seat at any time (§3.14)."""
+
+
 def _place(state: TadmurState, seat: Seat, card: Card) -> tuple[TadmurState, list[Event]]:
     row = state.rows[seat]
-    hands = lay_card(state.hands, seat, card)  # raises when the card is not in the hand
-    if not adjacent(card, row.chain_end):
-        raise IllegalAction(f"{card} is not adjacent to the chain end {row.chain_end}")
-    if not can_place(row, card):
-        # Only the owner gets this message and knows the target; it still names the rule, not the card.
-        raise IllegalAction(f"{card} fills your last space, so it must also be adjacent to your target")
     new_row = replace(row, chain=(*row.chain, card))
-    new = replace(
-        state,
-        rows=_with_row(state.rows, seat, new_row),
-        hands=hands,
-    )
+    new = replace(state, rows=_with_row(state.rows, seat, new_row), hands=lay_card(state.hands, seat, card))
     events = [Event("placed", {"seat": seat, "card": card.code, "empty": new_row.empty})]
     if new_row.empty == 0:  # tadmur.md §3.5
-        new = replace(new, reason="chain_complete", winner=seat)
+        new = replace(new, reason=Reason.CHAIN_COMPLETE, winner=seat)
         return new, [*events, _game_ended(new)]
     return _next_turn(new, idle_turns=0), events
 
 
 def _guess(state: TadmurState, seat: Seat, rank: str) -> tuple[TadmurState, list[Event]]:
     row = state.rows[seat]
-    if state.guessed_this_turn:
-        raise IllegalAction("you have already guessed in this turn")
-    if guessing_locked(state):
-        raise IllegalAction("no guessing while a row has exactly one empty space")
-    if rank in row.wrong_guesses:
-        raise IllegalAction(f"you already guessed {rank}")
     if state.rows[other_seat(seat)].target.rank_code == rank:  # tadmur.md §3.6: suit ignored (§7.2)
-        new = replace(state, reason="correct_guess", winner=seat)
+        new = replace(state, reason=Reason.CORRECT_GUESS, winner=seat)
         event = Event("guessed", {"seat": seat, "rank": rank, "correct": True, "spaces": row.spaces})
         return new, [event, _game_ended(new)]
     # The penalty lengthens the guesser's own row (§7.3); the same seat goes on with this turn.
@@ -384,13 +394,11 @@ def _guess(state: TadmurState, seat: Seat, rank: str) -> tuple[TadmurState, list
 
 
 def _pass(state: TadmurState, seat: Seat) -> tuple[TadmurState, list[Event]]:
-    if _placeable(state, seat):
-        raise IllegalAction("you have a card you can place: a pass is only for a player who cannot")
     events = [Event("passed", {"seat": seat})]
     if state.guessed_this_turn:  # a turn with a wrong guess is not idle (§3.11, §7.10)
         return _next_turn(state, idle_turns=0), events
     if state.idle_turns == 1:
-        new = replace(state, reason="stalemate", winner=None)
+        new = replace(state, reason=Reason.STALEMATE, winner=None)
         return new, [*events, _game_ended(new)]
     return _next_turn(state, idle_turns=1), events
 

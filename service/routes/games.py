@@ -1,12 +1,14 @@
-"""Games: create, lobby, take a seat, view (ETag, long-poll), stream, actions (If-Match, Idempotency-Key), events.
+"""Games: create, lobby, seats, view (ETag, long-poll), stream, actions, events, leave and rematch.
 
-HTTP concerns only: the rules of creating and playing live in service/turns.py, identity in service/auth.py, the
-`Idempotency-Key` protocol in service/idempotency.py, waiting in service/dispatcher.py.
+Actions take If-Match and Idempotency-Key. HTTP concerns only: the rules of creating and playing live in
+service/turns.py, clocks in service/clocks.py, rematches in service/rematch.py, identity and presence in
+service/auth.py, the `Idempotency-Key` protocol in service/idempotency.py, waiting in service/dispatcher.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hmac
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -19,18 +21,25 @@ from marshmallow import ValidationError
 
 from engine import GAMES
 from engine.protocol import Event
-from service.auth import new_token, player_seat, viewer_seat
+from service.auth import bearer_token, mark_present, new_token, player_seat, viewer_seat
 from service.dispatcher import TooManyWaiters
 from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
+from service.rematch import join_rematch
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
+    CREATE_GAME_EXAMPLE,
+    JOIN_EXAMPLE,
+    NOT_MODIFIED_HEADERS,
+    NOTHING_NEW,
     CreateGameSchema,
     EventListSchema,
     EventsQuerySchema,
     GameListQuerySchema,
     GameListSchema,
     JoinSchema,
+    LeftSchema,
+    RematchSchema,
     SeatedViewSchema,
     StreamHeadersSchema,
     StreamQuerySchema,
@@ -38,9 +47,9 @@ from service.schemas.games import (
     ViewQuerySchema,
     ViewSchema,
 )
-from service.store import GameNotFound, GameRecord, GameStore, SeatRecord, VersionConflict
+from service.store import GameNotFound, GameRecord, GameStore, SeatRecord, VersionConflict, hash_token
 from service.turns import create_game, pending_ai, play, record_change, revive_ai_turns
-from service.views import event_view, game_view
+from service.views import event_view, game_view, with_presence
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
@@ -61,18 +70,28 @@ RECONNECT_MILLISECONDS = 1000
 STREAM_EXAMPLE = (
     'retry: 1000\n\nid: 17\nevent: view\ndata: {"game_id": "9b2f4c0e", "version": 17, "status": "active"}\n\n'
 )
+# The schema of one event of the stream, as SSE-aware tools (schemathesis, linters) read a text/event-stream
+# schema; the text on the wire is STREAM_EXAMPLE's
+STREAM_EVENT = {
+    "type": "object",
+    "description": f"one event; on the wire: {STREAM_EXAMPLE!r}",
+    "example": {"id": "17", "event": "view", "data": '{"game_id": "9b2f4c0e", "version": 17, "status": "active"}'},
+    "properties": {
+        "event": {"type": "string", "enum": ["view"]},
+        "id": {"type": "string", "description": "the version", "example": "17"},
+        "data": {"type": "string", "description": "the view, as JSON (the View schema)"},
+        "retry": {"type": "integer", "description": "milliseconds before reconnecting", "example": 1000},
+    },
+}
 
 
 # OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
-VIEW_LINK = {"operationRef": "#/paths/~1v1~1games~1{game_id}/get", "parameters": {"game_id": "$response.body#/game_id"}}
+VIEW_LINK = {"operationId": "getGame", "parameters": {"game_id": "$response.body#/game_id"}}
 LINKS_OF_A_VIEW = {
     "ViewGame": VIEW_LINK,
-    "Events": {
-        "operationRef": "#/paths/~1v1~1games~1{game_id}~1events/get",
-        "parameters": {"game_id": "$response.body#/game_id"},
-    },
+    "Events": {"operationId": "listEvents", "parameters": {"game_id": "$response.body#/game_id"}},
     "PlayFirstLegalAction": {
-        "operationRef": "#/paths/~1v1~1games~1{game_id}~1actions/post",
+        "operationId": "playAction",
         "parameters": {"game_id": "$response.body#/game_id"},
         "requestBody": "$response.body#/legal_actions/0",
     },
@@ -84,8 +103,9 @@ ARRIVAL_RETRIES = 3
 
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
-    """The API view of `record` for `seat`, with `pending_ai` read from the queue."""
-    return game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
+    """The API view of `record` for `seat`, with `pending_ai` read from the queue and each seat's `last_seen`."""
+    view = game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
+    return with_presence(view, services().store.last_seen(record.game_id))
 
 
 def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> int | None:
@@ -105,7 +125,8 @@ def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> 
 class Games(MethodView):
     """Create games and list the lobby."""
 
-    @blp.arguments(CreateGameSchema)
+    @blp.doc(operationId="createGame")
+    @blp.arguments(CreateGameSchema, example=CREATE_GAME_EXAMPLE)
     @blp.response(201, SeatedViewSchema, headers={"Location": {
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
@@ -116,7 +137,9 @@ class Games(MethodView):
         """Create a game.
 
         The creator takes the first human seat and gets its `player_token`. The game starts once every human
-        seat is taken; a game of AI seats only starts at once and plays itself.
+        seat is taken; a game of AI seats only starts at once and plays itself. A `private` game is never listed
+        in the lobby: its creator gets one `invites` code per other open seat, to share (`POST /seats` with it).
+        `options.clock` (every game) adds a turn limit and/or a time bank per seat.
         """
         seats = [
             SeatRecord(kind="ai", name=f"AI ({spec.get('level')})", level=spec.get("level"))
@@ -129,18 +152,26 @@ class Games(MethodView):
         if creator is not None:
             token, seats[creator].token_hash = new_token()
             seats[creator].name = body["seats"][creator].get("name", f"Player {creator}")
+        private = body["visibility"] == "private"
+        codes = [new_token() for seat in seats if seat.is_open] if private else []
         record = create_game(
-            services().store, services().queue, body["game"], seats, body["options"], body.get("deck"), body.get("seed")
+            services().store, services().queue, body["game"], seats, body["options"], body.get("deck"),
+            body.get("seed"), body["visibility"], [code_hash for _, code_hash in codes],
         )
         response = {**view_of(record, creator), "player_token": token}
+        if private:
+            response["invites"] = [code for code, _ in codes]
+            response["invite"] = codes[0][0] if codes else None
         return response, 201, {"Location": f"/v1/games/{record.game_id}"}
 
+    @blp.doc(operationId="listGames")
     @blp.arguments(GameListQuerySchema, location="query")
     @blp.response(200, GameListSchema)
     def get(self, query: dict[str, Any]):  # type: ignore[no-untyped-def]
         """List games: by default those waiting for players (the lobby).
 
-        Filter by `game` and `status`; page with `offset` and `limit` (at most 100).
+        Filter by `game` and `status`; page with `offset` and `limit` (at most 100). Private games are never
+        listed.
         """
         page: list[GameRecord] = []
         has_more = False
@@ -167,19 +198,23 @@ class Games(MethodView):
 class Seats(MethodView):
     """Take a seat."""
 
-    @blp.arguments(JoinSchema)
+    @blp.doc(operationId="joinGame")
+    @blp.arguments(JoinSchema, example=JOIN_EXAMPLE)
     @blp.response(201, SeatedViewSchema)
+    @blp.alt_response(403, schema="Error", description="invite_required")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
         """Take an open human seat.
 
-        The lowest open seat unless `seat` is given. The game starts when every human seat is taken.
+        The lowest open seat unless `seat` is given. The game starts when every human seat is taken. A private
+        game's seat needs one of its `invite` codes, and each code seats one player once (403 `invite_required`).
         """
         store = services().store
         for _ in range(JOIN_ATTEMPTS):
             record = services().records.load(game_id)
+            invite = invite_of(record, body.get("invite"))
             open_seats = record.open_seats()
             if not open_seats:
                 abort(409, message="every seat of this game is taken", error="game_full")
@@ -190,9 +225,11 @@ class Seats(MethodView):
             seats = [SeatRecord(**vars(entry)) for entry in record.seats]
             seats[seat].token_hash = token_hash
             seats[seat].name = body["name"]
+            seats[seat].invite_hash = invite
             started = len(open_seats) == 1
             new_record = dataclasses.replace(
-                record, seats=seats, version=record.version + 1, status="active" if started else "waiting"
+                record, seats=seats, version=record.version + 1, status="active" if started else "waiting",
+                invites=[code for code in record.invites if code != invite],
             )
             event = Event("seat_taken", {"seat": seat, "name": body["name"], "started": started})
             try:
@@ -203,16 +240,32 @@ class Seats(MethodView):
         abort(409, message="the game kept changing: try again", error="version_conflict")
 
 
+def invite_of(record: GameRecord, code: str | None) -> str | None:
+    """The stored hash of `code` if it is an unused invitation of private game `record` (None for a public game).
+
+    Aborts 403 `invite_required` for a private game without a code, or with one that is wrong or used already.
+    """
+    if record.visibility != "private":
+        return None
+    presented = hash_token(code) if code else ""
+    found = None
+    for stored in record.invites:
+        if hmac.compare_digest(stored, presented):  # constant time, like tokens (service/store.py)
+            found = stored
+    if found is None:
+        abort(403, message="this game is private: its seats are taken with an unused invitation code from its "
+              "creator", error="invite_required")
+    return found
+
+
 @blp.route("/<game_id>")
 class GameResource(MethodView):
     """One game as the viewer may see it."""
 
+    @blp.doc(operationId="getGame")
     @blp.arguments(ViewQuerySchema, location="query")
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
-    @blp.alt_response(
-        304, description="not modified: If-None-Match names the version, or no newer version came",
-        headers={"ETag": ETAG_HEADER},
-    )
+    @blp.alt_response(304, description=NOTHING_NEW, headers=NOT_MODIFIED_HEADERS)
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.arguments(ViewHeadersSchema, location="headers", as_kwargs=True)  # documents If-None-Match
@@ -221,7 +274,7 @@ class GameResource(MethodView):
         """View a game: your seat's view with a token, the spectator view without.
 
         The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
-        until the version exceeds N; if none came it answers 304.
+        until the version exceeds N; if none came it answers 304, the normal "nothing new yet": poll again.
         """
         after = query.get("after_version")
         record = services().records.load(game_id)
@@ -242,6 +295,7 @@ class GameResource(MethodView):
 class Stream(MethodView):
     """Push."""
 
+    @blp.doc(operationId="streamGame")
     @blp.arguments(StreamQuerySchema, location="query")
     @blp.arguments(StreamHeadersSchema, location="headers")
     @blp.alt_response(401, schema="Error", description="unauthorized")
@@ -252,7 +306,7 @@ class Stream(MethodView):
             200: {
                 "description": "Server-Sent Events: one `view` event per version (`id:` the version, `data:` the "
                 "view as JSON), comment lines to keep the connection open; ends after the finished view",
-                "content": {"text/event-stream": {"schema": {"type": "string", "example": STREAM_EXAMPLE}}},
+                "content": {"text/event-stream": {"schema": STREAM_EVENT}},
             },
         },
     )
@@ -297,6 +351,8 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
                 sent = record.version
             if record.status == "finished" and sent >= record.version:
                 return
+            if seat is not None:
+                mark_present(record, seat)  # a player holding a stream is here (its one request is long)
             version = wait_for_version(record, sent, keepalive)
             if dispatcher.draining.is_set():
                 return
@@ -311,6 +367,7 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
 class Actions(MethodView):
     """Play."""
 
+    @blp.doc(operationId="playAction")
     @blp.doc(requestBody=action_request_body())
     @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
     @blp.alt_response(401, schema="Error", description="unauthorized")
@@ -388,15 +445,112 @@ class Actions(MethodView):
 class Events(MethodView):
     """History."""
 
+    @blp.doc(operationId="listEvents")
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventListSchema)
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.doc(security=[{}, {"bearer": []}])
     def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
-        """The game's events after version `after`, redacted for the viewer."""
+        """The game's events after version `after`, redacted for the viewer.
+
+        Oldest first, each `{version, type, ...}`; a seat sees its own private fields, a spectator only public ones.
+        """
         record = services().records.load(game_id)
         seat = viewer_seat(record)
         stored_events = services().store.events(game_id)
         events = [event_view(stored, seat) for stored in stored_events if stored["version"] > query["after"]]
         return {"game_id": game_id, "version": record.version, "events": events}
+
+
+@blp.route("/<game_id>/leave")
+class Leave(MethodView):
+    """Leave."""
+
+    @blp.response(200, LeftSchema)
+    @blp.alt_response(401, schema="Error", description="unauthorized")
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
+    @blp.doc(
+        operationId="leaveGame",
+        security=[{"bearer": []}],
+        responses={200: {"content": {"application/json": {"examples": {
+            "waiting": {"summary": "a waiting game: the seat is open again",
+                        "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "seat_freed", "version": 3}},
+            "active": {"summary": "an active game: a resignation",
+                       "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "resigned", "version": 18}},
+        }}}}},
+    )
+    def post(self, game_id: str):  # type: ignore[no-untyped-def]
+        """Leave a game.
+
+        While it is waiting, your seat is open again and your token stops working (a private game's seat gets
+        back the invitation code that took it); if you were its last seated player, the game is deleted. While it
+        is active, leaving is resigning (Talmut: the easy AI plays your seat on, talmut.md §3.17). Leaving again
+        once your Talmut seat is the AI's changes nothing.
+        """
+        store = services().store
+        for _ in range(JOIN_ATTEMPTS):
+            record = services().records.load(game_id)
+            seat = player_seat(record)
+            try:
+                return self.leave(store, record, seat)
+            except VersionConflict:
+                continue  # a move or a seat taken meanwhile: judge the request again
+        abort(409, message="the game kept changing: try again", error="version_conflict")
+
+    @staticmethod
+    def leave(store: GameStore, record: GameRecord, seat: int) -> dict[str, Any]:
+        """One attempt at leaving `record` from `seat`; raises VersionConflict when another write landed first."""
+        outcome = {"game_id": record.game_id, "seat": seat}
+        if record.status == "finished":
+            abort(409, message="the game is finished", error="game_finished")
+        if record.status == "active":
+            if record.seats[seat].kind == "ai":  # resigned already: the AI plays the seat (talmut.md §3.17)
+                return {**outcome, "outcome": "resigned", "version": record.version}
+            left = play(store, services().queue, record, seat, {"type": "resign"}, [Event("left", {"seat": seat})])
+            return {**outcome, "outcome": "resigned", "version": left.version}
+        others = [number for number, entry in enumerate(record.seats)
+                  if number != seat and entry.kind == "human" and not entry.is_open]
+        if not others:
+            store.delete(record.game_id, record.version)
+            return {**outcome, "outcome": "game_deleted", "version": None}
+        seats = [dataclasses.replace(entry) for entry in record.seats]
+        seats[seat] = SeatRecord(kind="human")
+        code = record.seats[seat].invite_hash
+        invites = record.invites + ([code] if code is not None else [])
+        freed = dataclasses.replace(record, seats=seats, version=record.version + 1, invites=invites)
+        record_change(store, services().queue, record, freed, Event("left", {"seat": seat}))
+        store.forget_seen(record.game_id, seat)
+        return {**outcome, "outcome": "seat_freed", "version": freed.version}
+
+
+@blp.route("/<game_id>/rematch")
+class Rematch(MethodView):
+    """Play again."""
+
+    @blp.arguments(RematchSchema, required=False, example={"seed": 7})
+    @blp.response(201, SeatedViewSchema)
+    @blp.alt_response(200, schema=SeatedViewSchema, description="repeated: your seat in the rematch, as before")
+    @blp.alt_response(401, schema="Error", description="unauthorized")
+    @blp.alt_response(404, schema="Error", description="game_not_found")
+    @blp.alt_response(409, schema="Error", description="not_finished, version_conflict")
+    @blp.doc(operationId="rematchGame", security=[{"bearer": []}], responses={201: {"links": LINKS_OF_A_VIEW}})
+    def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
+        """Play a finished game again: the same game, options and seats in one new game.
+
+        The first call creates the rematch (with `seed`, a reproducible deal) and the old game's view and events
+        show `rematch: {game_id}`; every seated player who calls gets a seat and a token in that one game
+        (201), and calling again returns the same seat and token (200). Players move one seat on where the
+        rules let the first seat start (so the starting player changes), and keep their seats in Durak, where
+        the lowest trump decides. AI seats keep their levels. The rematch is private: only the old game's
+        players take its seats, each through this call; the game starts once all of them have.
+        """
+        record = services().records.load(game_id)
+        seat = player_seat(record)
+        token = bearer_token()
+        assert token is not None  # player_seat found the token's seat
+        new_record, new_seat, new_token, created = join_rematch(
+            services().store, services().queue, record, seat, token, (body or {}).get("seed")
+        )
+        return {**view_of(new_record, new_seat), "player_token": new_token}, 201 if created else 200

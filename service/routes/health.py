@@ -22,9 +22,13 @@ class StatusSchema(Schema):
 class Health(MethodView):
     """Liveness."""
 
+    @blp.doc(operationId="checkLiveness")
     @blp.response(200, StatusSchema)
     def get(self):  # type: ignore[no-untyped-def]
-        """The process is up (does not touch Redis)."""
+        """The process is up (does not touch Redis).
+
+        For a liveness probe: it fails only when the process cannot answer at all.
+        """
         return {"status": "ok"}
 
 
@@ -32,13 +36,14 @@ class Health(MethodView):
 class Ready(MethodView):
     """Readiness."""
 
+    @blp.doc(operationId="checkReadiness")
     @blp.response(200, StatusSchema)
     @blp.alt_response(503, schema="Error", description="store_unavailable, store_full")
     def get(self):  # type: ignore[no-untyped-def]
         """Redis answers, may not evict game keys, and takes writes: the service can take requests.
 
-        503 `store_unavailable` when Redis is unreachable or its `maxmemory-policy` may evict game keys (unless
-        `REDIS_EVICTION_ALLOWED`), 503 `store_full` when it is out of memory.
+        For a readiness probe: 503 `store_unavailable` when Redis is unreachable or its `maxmemory-policy` may
+        evict game keys (unless `REDIS_EVICTION_ALLOWED`), 503 `store_full` when it is out of memory.
         """
         store = current_app.extensions["cardroom"].store
         check_eviction_policy(store.client, current_app.config["REDIS_EVICTION_ALLOWED"])

@@ -37,9 +37,13 @@ def describe(game_id: str) -> dict[str, Any]:
 class RulesList(MethodView):
     """The games offered."""
 
+    @blp.doc(operationId="listRules")
     @blp.response(200, RulesSchema(many=True))
     def get(self):  # type: ignore[no-untyped-def]
-        """List the games offered."""
+        """List the games offered.
+
+        Each with its seat counts, options and their defaults, action types and AI levels, sorted by id.
+        """
         return [describe(game_id) for game_id in sorted(GAMES)]
 
 
@@ -47,10 +51,14 @@ class RulesList(MethodView):
 class Rules(MethodView):
     """One game's rules entry."""
 
+    @blp.doc(operationId="getRules")
     @blp.response(200, RulesSchema)
     @blp.alt_response(404, schema="Error", description="unknown_game")
     def get(self, game: str):  # type: ignore[no-untyped-def]
-        """Describe one game: seats, options, action types, AI levels."""
+        """Describe one game: seats, options, action types, AI levels.
+
+        `ai_levels` are the values a seat's `level` may take when creating a game; 404 `unknown_game` otherwise.
+        """
         if game not in GAMES:
             abort(404, message=f"no game called {game!r}", error="unknown_game")
         return describe(game)

@@ -7,7 +7,7 @@ one `oneOf` with a `type` discriminator per game.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -41,11 +41,24 @@ def _variant(game_id: str, action_type: str, shape: dict[str, Field], card_codes
     return ma.Schema.from_dict(declared, name=name)
 
 
+class ActionSchema(OneOfSchema):
+    """One game's action: the variant named by `type` (a view's `legal_actions` are sent through it too)."""
+
+    type_field_remove = False
+
+    def get_obj_type(self, obj: dict[str, Any]) -> str:
+        """The type of the action being sent."""
+        return obj["type"]
+
+
 def _game_schema(game_id: str) -> type[OneOfSchema]:
     game = GAMES[game_id]
     card_codes = [card.code for card in game.full_deck(game.parse_options({}))]
-    variants = {kind: _variant(game_id, kind, dict(shape), card_codes) for kind, shape in game.ACTIONS.items()}
-    return type(f"{_camel(game_id)}Action", (OneOfSchema,), {"type_field_remove": False, "type_schemas": variants})
+    # instances: marshmallow-oneofschema would build a class's instance anew for every action it sends
+    variants = {kind: _variant(game_id, kind, dict(shape), card_codes)() for kind, shape in game.ACTIONS.items()}
+    description = f"An action of {game_id}: one of the view's legal_actions (shared/rules/{game_id}.md §4)."
+    meta = type("Meta", (), {"description": description})
+    return type(f"{_camel(game_id)}Action", (ActionSchema,), {"type_schemas": variants, "Meta": meta})
 
 
 ACTION_SCHEMAS: dict[str, type[OneOfSchema]] = {game_id: _game_schema(game_id) for game_id in GAMES}
@@ -53,18 +66,13 @@ ACTION_SCHEMAS: dict[str, type[OneOfSchema]] = {game_id: _game_schema(game_id) f
 
 
 def register_action_components(spec: Any) -> None:
-    """Register every action variant, and per game a `oneOf` of them with a `type` discriminator, in `spec`."""
-    for game_id, schema in ACTION_SCHEMAS.items():
-        mapping = {}
-        for kind, listed in schema.type_schemas.items():
-            variant = cast(type[ma.Schema], listed)  # `_game_schema` lists classes; OneOfSchema also allows instances
-            spec.components.schema(variant.__name__, schema=variant)
-            mapping[kind] = f"#/components/schemas/{variant.__name__}"
-        spec.components.schema(schema.__name__, {
-            "oneOf": [{"$ref": ref} for ref in mapping.values()],
-            "discriminator": {"propertyName": "type", "mapping": mapping},
-            "description": f"An action of {game_id}: one of the view's legal_actions (shared/rules/{game_id}.md §4).",
-        })
+    """Register per game a `oneOf` of its action variants with a `type` discriminator (and the variants) in `spec`.
+
+    The conversion is `service.extensions.OneOfConverter`'s; registered up front so the request body's `anyOf`
+    (`any_action`) can name them before any view schema does.
+    """
+    for schema in ACTION_SCHEMAS.values():
+        spec.components.schema(schema.__name__, schema=schema)
 
 
 def any_action() -> dict[str, Any]:

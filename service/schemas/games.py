@@ -7,11 +7,17 @@ from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from service.schemas.actions import any_action
+from engine import GAMES
+from service.clocks import OPTION as CLOCK
+from service.schemas.actions import ACTION_SCHEMAS
+from service.schemas.clock import ClockSchema
+from service.schemas.states import STATE_SCHEMAS
 from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
+VISIBILITIES = ("public", "private")
 
 
 def printable_name(value: str, **kwargs: object) -> None:
@@ -43,7 +49,9 @@ class SeatSpecSchema(ma.Schema):
 
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]))
     name = name_field()
-    level = fields.String(metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}"})
+    level = fields.String(
+        metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}", "example": "easy"}
+    )
 
 
 class CreateGameSchema(ma.Schema):
@@ -51,7 +59,15 @@ class CreateGameSchema(ma.Schema):
 
     game = fields.String(required=True, metadata={"example": "durak"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=8))
-    options = fields.Dict(keys=fields.String(), load_default=dict)
+    options = fields.Dict(
+        keys=fields.String(), load_default=dict,
+        metadata={
+            "description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults; and `clock` for "
+            "every game (ClockOptions)",
+            "properties": {"clock": {"$ref": "#/components/schemas/ClockOptions"}},
+            "example": {},
+        },
+    )
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -61,15 +77,97 @@ class CreateGameSchema(ma.Schema):
     )
     seed = fields.Integer(
         strict=True,
-        validate=validate.Range(min=0, max=2**63 - 1), metadata={"description": "makes the shuffle reproducible"}
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={"description": "makes the shuffle reproducible (above 2^53 JavaScript clients lose digits)",
+                  "example": 42},
     )
+    visibility = fields.String(
+        load_default="public",
+        validate=validate.OneOf(VISIBILITIES),
+        metadata={"description": "private: never listed in the lobby; its seats are taken with the invite codes "
+                  "returned to the creator", "example": "public"},
+    )
+
+    @ma.post_load
+    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
+        if CLOCK in data["options"]:
+            try:
+                clock = ClockSchema().load(data["options"][CLOCK])
+            except ma.ValidationError as error:
+                raise ma.ValidationError({"options": {CLOCK: error.messages}}) from error
+            data["options"] = {**data["options"], CLOCK: clock}
+        return data
+
+
+# Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
+CREATE_GAME_EXAMPLE = {
+    "game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], "seed": 42,
+}
 
 
 class JoinSchema(ma.Schema):
     """Take an open human seat (the lowest open one unless `seat` is given)."""
 
     name = name_field(required=True)
-    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7))
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=7), metadata={"example": 1})
+    invite = fields.String(
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "a private game's invitation code (each seats one player once)",
+                  "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
+    )
+
+
+class RematchSchema(ma.Schema):
+    """Ask for a rematch of a finished game; `seed` makes the new deal reproducible."""
+
+    seed = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={"description": "the new game's shuffle (used by the call that creates it)", "example": 7},
+    )
+
+
+class LeftSchema(ma.Schema):
+    """What leaving did."""
+
+    game_id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "the seat you left"})
+    outcome = fields.String(
+        required=True,
+        validate=validate.OneOf(["seat_freed", "game_deleted", "resigned"]),
+        metadata={"description": "seat_freed: a waiting game's seat is open again (your token no longer works); "
+                  "game_deleted: you were its last player; resigned: an active game (Talmut: the AI plays on)",
+                  "example": "resigned"},
+    )
+    version = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "the game's version now; null once deleted"}
+    )
+
+
+class SeatClockSchema(ma.Schema):
+    """One seat's clock (service/clocks.py): absolute times, so a client counts down with its own clock."""
+
+    running = fields.Boolean(required=True, metadata={"description": "the seat must act now and its clock runs"})
+    since = fields.String(
+        required=True, allow_none=True,
+        metadata={"format": "date-time", "description": "when its clock started running",
+                  "example": "2025-12-01T10:00:00.000Z"},
+    )
+    bank_seconds = fields.Float(
+        required=True, allow_none=True,
+        metadata={"description": "seconds left in its bank when its clock started (now, if not running); null "
+                  "without bank_seconds", "example": 295.5},
+    )
+    deadline = fields.String(
+        required=True, allow_none=True,
+        metadata={"format": "date-time", "description": "when it times out, while running",
+                  "example": "2025-12-01T10:00:30.000Z"},
+    )
+    timeouts = fields.Integer(required=True, metadata={"description": "timeouts in a row", "example": 0})
+
+
+JOIN_EXAMPLE = {"name": "Bob"}
 
 
 class SeatViewSchema(ma.Schema):
@@ -82,6 +180,13 @@ class SeatViewSchema(ma.Schema):
     open = fields.Boolean(metadata={"description": "human seats only: nobody has taken it yet"})
     hand_size = fields.Integer(metadata={"description": "once dealt, in games with hands"})
     resigned = fields.Boolean(metadata={"description": "Talmut: the player resigned and the AI plays the seat"})
+    last_seen = fields.String(
+        allow_none=True,
+        metadata={"description": "ISO 8601 UTC time of the seat's last authenticated request, at most 10 s old when "
+                  "it made one then; null: never (or an AI seat)", "example": "2025-12-01T10:00:20.000Z",
+                  "format": "date-time"},
+    )
+    clock = fields.Nested(SeatClockSchema, metadata={"description": "with options.clock only: this seat's clock"})
 
 
 class ResultSchema(ma.Schema):
@@ -99,36 +204,112 @@ class ResultSchema(ma.Schema):
     reason = fields.String(required=True, metadata={"example": "durak"})
 
 
-class ViewSchema(ma.Schema):
-    """A game as one viewer (a seat, or a spectator) may see it."""
+class ClockViewSchema(ClockSchema):
+    """The game's clock settings and the current deadline (the earliest of the running seats')."""
+
+    turn_seconds = fields.Integer(allow_none=True)
+    bank_seconds = fields.Integer(allow_none=True)
+    deadline = fields.String(
+        required=True, allow_none=True,
+        metadata={"format": "date-time", "description": "the earliest deadline of a running seat, or null",
+                  "example": "2025-12-01T10:00:30.000Z"},
+    )
+
+
+class RematchLinkSchema(ma.Schema):
+    """Where a finished game's rematch is."""
+
+    game_id = fields.String(required=True, metadata={"example": "5c1d7e2a"})
+
+
+class GameViewSchema(ma.Schema):
+    """What the views of every game share; `game_views` adds the game's own `legal_actions` and `state`."""
 
     game_id = fields.String(required=True)
-    game = fields.String(required=True)
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     you = fields.Integer(allow_none=True, required=True, metadata={"description": "your seat; null: spectator"})
     seats = fields.List(fields.Nested(SeatViewSchema), required=True)
     to_act = fields.List(fields.Integer(), required=True)
     pending_ai = fields.List(fields.Integer(), required=True)
-    legal_actions = fields.List(
-        fields.Raw(metadata=any_action()),
-        required=True,
-        metadata={"description": "each the exact body to POST to /actions"},
-    )
-    state = fields.Raw(
-        allow_none=True, required=True, metadata={"type": "object", "description": "game-specific table"}
-    )
     result = fields.Nested(ResultSchema, allow_none=True, required=True)
+    visibility = fields.String(required=True, validate=validate.OneOf(VISIBILITIES))
+    clock = fields.Nested(
+        ClockViewSchema, allow_none=True, required=True, metadata={"description": "null without options.clock"}
+    )
+    rematch = fields.Nested(
+        RematchLinkSchema, allow_none=True, required=True,
+        metadata={"description": "once a seated player asked for a rematch of this finished game: its game_id "
+                  "(the other players join it with POST /rematch here)"},
+    )
+
+
+PLAYER_TOKEN = fields.String(
+    required=True,
+    allow_none=True,
+    metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
+)
+
+
+def _game_views(game_id: str) -> tuple[type[ma.Schema], type[ma.Schema]]:
+    """`<Game>ViewSchema` and `<Game>SeatedViewSchema` (the view with the new seat's token) of one game."""
+    camel = "".join(part.capitalize() for part in game_id.split("_"))
+    view = type(f"{camel}ViewSchema", (GameViewSchema,), {
+        "__doc__": f"A {game_id} game as one viewer (a seat, or a spectator) may see it.",
+        "game": fields.String(required=True, validate=validate.OneOf([game_id]), metadata={"example": game_id}),
+        "legal_actions": fields.List(
+            fields.Nested(ACTION_SCHEMAS[game_id]), required=True,
+            metadata={"description": "each the exact body to POST to /actions"},
+        ),
+        "state": fields.Nested(
+            STATE_SCHEMAS[game_id], allow_none=True, required=True,
+            metadata={"description": "the table; null while the game is waiting for players"},
+        ),
+    })
+    seated = type(f"{camel}SeatedViewSchema", (view,), {
+        "__doc__": f"The view of a {game_id} game for a new seat, with the seat's secret token (shown once).",
+        "player_token": PLAYER_TOKEN,
+        "invite": fields.String(
+            allow_none=True,
+            metadata={"description": "creating a private game only: the first of `invites` (a game with one open "
+                      "seat has one)", "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
+        ),
+        "invites": fields.List(
+            fields.String(),
+            metadata={"description": "creating a private game only: one code per open seat; each seats one "
+                      "player once, in the seat that player asks for or the lowest open one"},
+        ),
+    })
+    return view, seated
+
+
+_VIEWS = {game_id: _game_views(game_id) for game_id in sorted(GAMES)}
+
+
+class ViewSchema(OneOfSchema):
+    """A game as one viewer (a seat, or a spectator) may see it: one schema per game, told apart by `game`."""
+
+    type_field = "game"
+    type_field_remove = False
+    # instances, not classes: marshmallow-oneofschema builds a class's instance (and its nested schemas) anew on
+    # every dump, which cost more than the rest of a GET
+    type_schemas = {game_id: views[0]() for game_id, views in _VIEWS.items()}
+
+    def get_obj_type(self, obj: dict[str, Any]) -> str:
+        """The game of the view being sent."""
+        return obj["game"]
+
+    def dump(self, obj: Any, *, many: bool | None = None, **kwargs: Any) -> Any:
+        """The view as sent; `{}` for the empty body of a 304, which flask-smorest passes through the schema too."""
+        if obj == "":
+            return {}
+        return super().dump(obj, many=many, **kwargs)
 
 
 class SeatedViewSchema(ViewSchema):
-    """The view for a new seat, with the seat's secret token (shown once)."""
+    """The view for a new seat, with the seat's secret token (shown once): one schema per game, by `game`."""
 
-    player_token = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={"description": "send as Authorization: Bearer <token>; null when every seat is an AI"},
-    )
+    type_schemas = {game_id: views[1]() for game_id, views in _VIEWS.items()}
 
 
 class GameSummarySchema(ma.Schema):
@@ -163,6 +344,16 @@ class ViewQuerySchema(ma.Schema):
 
     after_version = fields.Integer(validate=validate.Range(min=0))
     wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=30))
+
+
+NOTHING_NEW = (
+    "not modified: nothing new yet. The normal answer of a long-poll when no version above `after_version` came "
+    "within `wait` seconds, or of a GET whose If-None-Match names the current version; no body. Keep your view and "
+    "poll again. README \"Nothing new yet: 304\" shows how clients see it."
+)
+NOT_MODIFIED_HEADERS = {
+    "ETag": {"description": "the version you already have, quoted", "schema": {"type": "string", "example": '"17"'}},
+}
 
 
 class ViewHeadersSchema(ma.Schema):

@@ -170,7 +170,8 @@ def stop_stack(stack: Stack, delete_redis_keys: bool = True) -> None:
 
 def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:
     """Delete the keys of one stack by SCAN and return how many: `<prefix>:*`, its games' RQ jobs and results
-    (`rq:*ai-<game_id>-*`), the queue's RQ keys (`rq:*<queue>*`) and its dead worker's hash.
+    (`rq:*ai-<game_id>-*`, `rq:*clock-<game_id>-*`), the queue's RQ keys (`rq:*<queue>*`) and its dead worker's
+    hash.
 
     Shared sets (`rq:queues`, `rq:workers`) only lose this queue's members.
     """
@@ -181,7 +182,7 @@ def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:
         name = key.decode()
         if name.endswith(":game") and "{" in name:
             game_ids.add(name[name.index("{") + 1 : name.index("}")])
-    patterns = [f"rq:*ai-{game_id}-*" for game_id in game_ids] + [f"rq:*{queue}*"]
+    patterns = [f"rq:*{kind}-{game_id}-*" for game_id in game_ids for kind in ("ai", "clock")] + [f"rq:*{queue}*"]
     for pattern in patterns:
         doomed.extend(client.scan_iter(match=pattern, count=1000))
     for key in client.scan_iter(match="rq:worker:*", count=1000):

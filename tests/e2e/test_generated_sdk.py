@@ -73,8 +73,8 @@ def play_one(sdk: ModuleType, base_url: str, game: str, seed: int) -> Any:
 def create(sdk: ModuleType, anonymous: Any, game: str, seed: int) -> Any:
     """Create `game`: us in seat 0, AI seats (`easy` where offered) in the others, as few seats as it allows."""
     models = sdk_module(sdk, "models")
-    create_game = sdk_module(sdk, "api.games.post_v1_games")
-    get_rules = sdk_module(sdk, "api.rules.get_v1_rules_game")
+    create_game = sdk_module(sdk, "api.games.create_game")
+    get_rules = sdk_module(sdk, "api.rules.get_rules")
     rules = get_rules.sync(game, client=anonymous)
     assert isinstance(rules, models.Rules), rules
     level = "easy" if "easy" in rules.ai_levels else rules.ai_levels[0]
@@ -85,19 +85,36 @@ def create(sdk: ModuleType, anonymous: Any, game: str, seed: int) -> Any:
     created = create_game.sync_detailed(client=anonymous, body=body)
     assert created.status_code == 201, created.content
     view = created.parsed
-    assert isinstance(view, models.SeatedView) and view.you == 0 and created.headers["Location"]
+    assert isinstance(view, getattr(models, f"{camel(game)}SeatedView")), type(view)
+    assert view.you == 0 and created.headers["Location"]
     return view
+
+
+def camel(game: str) -> str:
+    return "".join(part.capitalize() for part in game.split("_"))
+
+
+def assert_parsed_as(sdk: ModuleType, game: str, view: Any) -> None:
+    """Issue 20 §4: the view, its state and each legal action are parsed into `game`'s own models."""
+    models = sdk_module(sdk, "models")
+    assert type(view).__name__ in (f"{camel(game)}View", f"{camel(game)}SeatedView"), type(view)
+    assert isinstance(view.state, getattr(models, f"{camel(game)}State")), type(view.state)
+    for action in view.legal_actions:
+        name = type(action).__name__
+        assert name.startswith(camel(game)) and name.endswith("Action") and action.type_ == action.to_dict()["type"]
+        assert name == f"{camel(game)}{camel(action.to_dict()['type'])}Action", name
 
 
 def play_to_the_end(sdk: ModuleType, player: Any, view: Any, rng: random.Random) -> Any:
     """Play random legal moves (never resigning) until the game is finished; wait for the AI by long-polling."""
     models = sdk_module(sdk, "models")
-    get_game = sdk_module(sdk, "api.games.get_v1_games_game_id")
-    post_action = sdk_module(sdk, "api.games.post_v1_games_game_id_actions")
-    game, game_id, moves = view.game, view.game_id, 0
+    get_game = sdk_module(sdk, "api.games.get_game")
+    post_action = sdk_module(sdk, "api.games.play_action")
+    game, game_id, moves = view.game.value, view.game_id, 0
     guard = StallGuard(f"{game} game {game_id}")
     while view.status != "finished":  # the status models are str enums
         guard.check(view.version)
+        assert_parsed_as(sdk, game, view)
         mine = [action for action in view.legal_actions if action.to_dict()["type"] not in NEVER]
         if not mine:  # the AI's turn: long-poll for the next version
             polled = get_game.sync_detailed(game_id, client=player, after_version=view.version, wait=WAIT_SECONDS)
@@ -126,7 +143,8 @@ def test_generated_sdk_plays_a_whole_game_against_the_ai(sdk: ModuleType, stack:
     """shared/API.md: a generated SDK is a client like any other; the game ends with a result."""
     models = sdk_module(sdk, "models")
     view = play_one(sdk, stack.base_url, game, seed=9)
-    assert isinstance(view, models.View)
+    assert isinstance(view, getattr(models, f"{camel(game)}View")), type(view)
+    assert_parsed_as(sdk, game, view)
     assert view.to_act == [] and view.legal_actions == []
     result = view.result
     assert result is not None and not isinstance(result, sdk_module(sdk, "types").Unset)
@@ -160,3 +178,22 @@ def test_the_readme_commands_and_example_play_durak(sdk: ModuleType, stack: Stac
         namespace.clear()
         gc.collect()
     assert "'winners'" in printed.getvalue()
+
+
+def test_a_long_poll_with_nothing_new_looks_as_the_readme_says(sdk: ModuleType, stack: Stack) -> None:
+    """README "Nothing new yet: 304": the lines for requests, httpx and openapi-python-client hold."""
+    import httpx
+    import requests
+
+    with sdk.Client(base_url=stack.base_url, timeout=httpx.Timeout(20)) as anonymous:
+        view = create(sdk, anonymous, "tadmur", seed=4)  # seat 0 (us) acts first: no version comes by itself
+        get_game = sdk_module(sdk, "api.games.get_game")
+        with sdk.AuthenticatedClient(base_url=stack.base_url, token=view.player_token) as player:
+            assert get_game.sync(view.game_id, client=player, after_version=view.version, wait=0.2) is None
+            detailed = get_game.sync_detailed(view.game_id, client=player, after_version=view.version, wait=0.2)
+            assert detailed.status_code == 304
+    url = f"{stack.base_url}/v1/games/{view.game_id}?after_version={view.version}&wait=0.2"
+    answer = requests.get(url, timeout=20)
+    assert (answer.status_code, answer.ok, answer.content) == (304, True, b"")
+    polled = httpx.get(url, timeout=20)
+    assert (polled.status_code, polled.is_success, polled.is_redirect, polled.content) == (304, False, True, b"")

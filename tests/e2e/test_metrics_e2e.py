@@ -37,3 +37,38 @@ def test_metrics_add_up_both_gunicorn_workers_and_include_the_rq_worker(stack: S
     assert any(name == "cardroom_actions_applied_total" and dict(labels)["game"] == "durak"
                for name, labels in after)
     assert ("cardroom_active_games", (("game", "durak"),)) in after
+
+
+def promtool() -> str:
+    """Debian's promtool (package `prometheus`, which .ci/run installs); skips the test when it is missing."""
+    import shutil
+
+    found = shutil.which("promtool")
+    if found is None:
+        pytest.skip("promtool is not installed (apt-get install -y prometheus; .ci/run installs it)")
+    return found
+
+
+def test_metrics_under_gunicorn_pass_promtool_and_keep_long_polls_apart(stack: Stack) -> None:
+    """Issue 20 §9: `promtool check metrics` finds nothing; in multiprocess mode `python_info` and the build are
+    reported but no per-process collector; a long-poll lands in its own histogram."""
+    import subprocess
+
+    checker = promtool()
+    created = requests.post(f"{stack.base_url}/v1/games", timeout=10, json={
+        "game": "tadmur", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], "seed": 4,
+    }).json()
+    polled = requests.get(f"{stack.base_url}/v1/games/{created['game_id']}", timeout=10,
+                          params={"after_version": created["version"], "wait": 0.2})
+    assert polled.status_code == 304
+    with requests.get(f"{stack.base_url}/v1/games/{created['game_id']}/stream", stream=True, timeout=10) as stream:
+        assert stream.status_code == 200
+    page = requests.get(f"{stack.base_url}/metrics", timeout=10).text
+    checked = subprocess.run([checker, "check", "metrics"], input=page, capture_output=True, text=True, timeout=60)
+    assert (checked.returncode, checked.stdout + checked.stderr) == (0, ""), page
+    found = samples(page)
+    names = {name for name, _ in found}
+    assert {"python_info", "cardroom_build_info", "cardroom_long_poll_duration_seconds_count",
+            "cardroom_streams_opened_total"} <= names
+    assert not {name for name in names if name.startswith(("process_", "python_gc_"))}
+    assert found[("cardroom_long_poll_duration_seconds_count", (("status", "304"),))] >= 1

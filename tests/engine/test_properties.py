@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import LEVELS, SeatView, choose_action
+from engine.actions import CardField, ChoiceField, Field, IntegerField
+from engine.ai import LEVELS, choose_action, seat_view
 from engine.ai.search import BUDGETS
 from engine.cards import shuffled
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, NotYourTurn
 from engine.games import GAMES
-from engine.protocol import Action, Event, Game, Seat
+from engine.protocol import Action, Event, Game, Seat, capabilities
 from engine.redaction import codes_in, event_for
 
 GAME_IDS = sorted(GAMES)
@@ -52,13 +53,13 @@ def start(game_id: str, seed: int, seats: int) -> tuple[Game[Any, Any], Any, int
     game = GAMES[game_id]
     rng = random.Random(seed)
     options = game.parse_options({})
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    state = game.new_game(seats, options, seed=seed)
     return game, state, seats, rng
 
 
 def optional_only(game: Game[Any, Any], state: Any, seat: Seat) -> bool:
     """Whether `seat` is listed only for actions nobody waits for (a game's `OPTIONAL_ACTIONS`, e.g. a match)."""
-    optional = {"resign", *getattr(game, "OPTIONAL_ACTIONS", ())}
+    optional = {"resign", *capabilities(game).optional_actions}
     return all(action["type"] in optional for action in game.legal_actions(state, seat))
 
 
@@ -69,12 +70,6 @@ def pick_actor(game: Game[Any, Any], state: Any, rng: random.Random) -> Seat:
     if not required or (len(required) < len(listed) and rng.random() < OPTIONAL_CHANCE):
         return rng.choice([seat for seat in listed if seat not in required])
     return rng.choice(required)
-
-
-def seat_view(game_id: str, game: Game[Any, Any], state: Any, seat: int) -> SeatView:
-    """What an AI of `seat` gets: the JSON view, exactly as the API would send it."""
-    shown = json.loads(json.dumps(game.view(state, seat).state))
-    return {"game": game_id, "you": seat, "state": shown, "legal_actions": game.legal_actions(state, seat)}
 
 
 def check_step(game: Game[Any, Any], before: Any, after: Any, events: list[Event], seats: int) -> None:
@@ -155,7 +150,7 @@ def test_ai_levels_choose_legal_actions(game_id: str, seats: int, seed: int) -> 
         if game.result(state) is not None:
             return
         seat = pick_actor(game, state, rng)
-        view = seat_view(game_id, game, state, seat)
+        view = seat_view(game_id, state, seat)
         chosen: dict[str, Action | None] = {}
         for level in levels:
             if level in SEARCH_LEVELS and level != players[seat] and rng.random() > SEARCH_SAMPLE:
@@ -169,3 +164,89 @@ def test_ai_levels_choose_legal_actions(game_id: str, seats: int, seed: int) -> 
         if played is not None:
             state, _ = game.apply(state, seat, played)
     pytest.fail(f"no result after {LONG_GAMES.get(game_id, MAX_ACTIONS)} actions")
+
+
+CANDIDATE_STATES = 150
+"""States of one random game whose candidate actions are tried (Svoi Koziri's random games run much longer)."""
+RANDOM_CANDIDATES = 12
+"""Fully random well-formed actions tried per state, besides every listed action and a variant of each."""
+
+
+def random_value(kind: Field, cards: list[str], rng: random.Random) -> Any:
+    """A well-formed value of `kind`: a card code from `cards`, a choice, a small integer in range, an object."""
+    if isinstance(kind, CardField):
+        return rng.choice(cards)
+    if isinstance(kind, ChoiceField):
+        return rng.choice(kind.values)
+    if isinstance(kind, IntegerField):  # positions and seats of a real table are small: mostly near them
+        return rng.randint(kind.minimum, min(kind.maximum, kind.minimum + 9))
+    return {name: random_value(inner, cards, rng) for name, inner in kind.fields.items()}
+
+
+def candidate_actions(game: Game[Any, Any], state: Any, seats: int, rng: random.Random) -> list[Action]:
+    """Well-formed actions built from `game.ACTIONS` (engine/actions.py) worth trying in `state`, no `resign`.
+
+    Every action listed for any seat; each again with one field drawn anew (a near miss: another card, position
+    or rank); and `RANDOM_CANDIDATES` actions drawn whole. Card codes come from what the seats' views show (hands,
+    table, pile) and from the whole deck.
+    """
+    shown = set(codes_in([game.view(state, seat).state for seat in range(seats)]))
+    deck = [card.code for card in game.full_deck(game.parse_options({}))]
+    cards = sorted(shown & set(deck)) + rng.sample(deck, 4)
+    listed = [action for seat in range(seats) for action in game.legal_actions(state, seat)]
+    actions = [dict(action) for action in listed]
+    for action in rng.sample(listed, min(len(listed), 40)):
+        fields = game.ACTIONS[action["type"]]
+        if fields:
+            name = rng.choice(sorted(fields))
+            actions.append({**action, name: random_value(fields[name], cards, rng)})
+    kinds = sorted(kind for kind in game.ACTIONS if kind != "resign")
+    for _ in range(RANDOM_CANDIDATES):
+        kind = rng.choice(kinds)
+        fields = {name: random_value(field, cards, rng) for name, field in game.ACTIONS[kind].items()}
+        actions.append({"type": kind, **fields})
+    unique = {json.dumps(action, sort_keys=True): action for action in actions if action["type"] != "resign"}
+    return list(unique.values())
+
+
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
+@settings(deadline=None, max_examples=15)
+@given(seed=seeds)
+def test_apply_accepts_exactly_the_listed_actions(game_id: str, seats: int, seed: int) -> None:
+    """Legality is decided once (issue 16): a well-formed action (built from the game's `ACTIONS`) is applied iff it
+    is in the seat's `legal_actions`; otherwise `NotYourTurn` for a seat not to act, else `IllegalAction`, and the
+    state is unchanged. `resign` is left out: every rules file accepts it from a seat that is not to act (e.g.
+    durak.md §7.17), so it is the one action accepted without being listed.
+    """
+    game, state, seats, rng = start(game_id, seed, seats)
+    for _ in range(CANDIDATE_STATES):
+        if game.result(state) is not None:
+            return
+        frozen = game.dump_state(state)
+        to_act = game.to_act(state)
+        legal = [game.legal_actions(state, seat) for seat in range(seats)]
+        for action in candidate_actions(game, state, seats, rng):
+            for seat in range(seats):
+                if action in legal[seat]:
+                    game.apply(state, seat, action)
+                    continue
+                with pytest.raises(NotYourTurn if seat not in to_act else IllegalAction):
+                    game.apply(state, seat, action)
+        assert game.dump_state(state) == frozen, "a refused action changed the state"
+        seat = pick_actor(game, state, rng)
+        state, _ = game.apply(state, seat, rng.choice([a for a in legal[seat] if a["type"] != "resign"]))
+
+
+@pytest.mark.parametrize(("game_id", "seats"), TABLES)
+@settings(deadline=None, max_examples=10)
+@given(seed=seeds)
+def test_a_game_without_a_deck_deals_the_seeds_shuffle(game_id: str, seats: int, seed: int) -> None:
+    """STYLE.md §2 "Chance": `new_game(..., deck=None)` deals the full deck shuffled by `random.Random(seed)`, so
+    every seat sees what the same deck sent by a client shows."""
+    game = GAMES[game_id]
+    options = game.parse_options({})
+    seeded = game.new_game(seats, options, seed=seed)
+    sent = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed=seed)
+    for viewer in [*range(seats), None]:
+        assert game.view(seeded, viewer) == game.view(sent, viewer)
+    assert game.cards_in_play(seeded) == game.cards_in_play(sent)

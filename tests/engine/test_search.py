@@ -8,30 +8,38 @@ Budgets here are tiny: strength is measured by bench/ai_strength.py, not by test
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import DETERMINIZERS, LEVELS, SeatView, history_entry, search, seat_view
+from engine.ai import DETERMINIZERS, LEVELS, SEARCH_HOOKS, SeatView, history_entry, search, seat_view
 from engine.ai.search import Budget, SearchStats, ismcts
 from engine.cards import shuffled
 from engine.games import GAMES, durak, svoi_koziri, tadmur, talmut
+from engine.protocol import capabilities
 from tests.decks import cards
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 5)]
 SMALL = Budget(iterations=12, seconds=60)
 
 
+def decide(view: SeatView, rng: random.Random, budget: Budget, stats: SearchStats | None = None) -> Any:
+    """The search's move for `view`, with the hooks of its game."""
+    return ismcts(SEARCH_HOOKS[view["game"]], view, rng, budget, stats)
+
+
 def playout(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, list[list[Any]]]:
     """A game after up to `steps` uniform legal moves (no resign), with each seat's redacted history."""
     game = GAMES[game_id]
     options = game.parse_options({})
-    state = game.new_game(seats, options, shuffled(game.full_deck(options), seed), seed)
+    state = game.new_game(seats, options, seed=seed)
     rng = random.Random(seed)
     histories: list[list[Any]] = [[] for _ in range(seats)]
     version = 1
@@ -49,7 +57,7 @@ def playout(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, list[
 
 def acting_seat(game: Any, state: Any, rng: random.Random) -> int:
     """The seat that must act (Talmut's turn seat), sometimes a seat listed only to match."""
-    optional = getattr(game, "OPTIONAL_ACTIONS", frozenset())
+    optional = capabilities(game).optional_actions
     seats = sorted(game.to_act(state))
     must = [s for s in seats if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
     return rng.choice(seats) if rng.random() < 0.2 else must[0]
@@ -68,9 +76,9 @@ def views_for(game_id: str, seats: int, seed: int, steps: int) -> tuple[Any, Sea
 @pytest.mark.parametrize("seed", range(4))
 def test_search_returns_a_legal_action_from_random_positions(game_id: str, seats: int, seed: int) -> None:
     _, view = views_for(game_id, seats, seed, steps=random.Random(seed).randrange(60))
-    action = ismcts(view, random.Random(seed), SMALL)
+    action = decide(view, random.Random(seed), SMALL)
     playable = [a for a in view["legal_actions"] if a["type"] != "resign"]
-    optional = getattr(GAMES[game_id], "OPTIONAL_ACTIONS", frozenset())
+    optional = capabilities(GAMES[game_id]).optional_actions
     only_optional = all(a["type"] in optional for a in playable)  # e.g. Talmut's unsure matches: None lets play go on
     assert action in playable or (action is None and only_optional)
 
@@ -82,8 +90,8 @@ def test_search_respects_its_iteration_budget_and_is_deterministic_for_a_seed(ga
         if len([a for a in view["legal_actions"] if a["type"] != "resign"]) > 1:
             break
     first, second = SearchStats(), SearchStats()
-    chosen = ismcts(view, random.Random(7), Budget(15, 60), first)
-    again = ismcts(view, random.Random(7), Budget(15, 60), second)
+    chosen = decide(view, random.Random(7), Budget(15, 60), first)
+    again = decide(view, random.Random(7), Budget(15, 60), second)
     assert first.iterations == second.iterations == 15
     assert chosen == again and first.visits == second.visits
     assert sum(first.visits.values()) >= 15 - 1  # every iteration but a terminal root expansion visits a root edge
@@ -99,10 +107,10 @@ def test_a_search_stops_once_its_move_is_decided_and_plays_the_same_move(monkeyp
         for seed in range(3):
             _, view = views_for(game_id, seats, seed, steps=8 + 5 * seed)
             early, whole = SearchStats(), SearchStats()
-            chosen = ismcts(view, random.Random(seed), budget, early)
+            chosen = decide(view, random.Random(seed), budget, early)
             with monkeypatch.context() as patch:
                 patch.setattr(search, "CHECK_EVERY", 10**9)
-                assert ismcts(view, random.Random(seed), budget, whole) == chosen
+                assert decide(view, random.Random(seed), budget, whole) == chosen
             if 0 < early.iterations < budget.iterations:
                 first, second = sorted(early.visits.values(), reverse=True)[:2]
                 assert first - second > budget.iterations - early.iterations
@@ -114,7 +122,7 @@ def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
     _, view = views_for("durak", 2, 3, steps=5)
     stats = SearchStats()
     started = time.perf_counter()
-    action = ismcts(view, random.Random(0), Budget(iterations=10**9, seconds=0.05), stats)
+    action = decide(view, random.Random(0), Budget(iterations=10**9, seconds=0.05), stats)
     assert time.perf_counter() - started < 1.0
     assert 1 <= stats.iterations < 10**9
     assert action in view["legal_actions"]
@@ -138,7 +146,7 @@ def decide_in_both(game_id: str, first: Any, second: Any, seat: int, level_budge
     one, two = seat_view(game_id, first, seat), seat_view(game_id, second, seat)
     assert one == two, "the two games must look the same to the seat"
     for seed in range(3):
-        assert ismcts(one, random.Random(seed), level_budget) == ismcts(two, random.Random(seed), level_budget)
+        assert decide(one, random.Random(seed), level_budget) == decide(two, random.Random(seed), level_budget)
 
 
 def test_durak_same_view_different_hidden_cards() -> None:
@@ -153,15 +161,15 @@ def test_svoi_koziri_same_view_different_hidden_cards() -> None:
     """Before the deal the whole deck is hidden (svoi_koziri.md §6.1); after it nothing is."""
     options = svoi_koziri.parse_options({})
     deck = svoi_koziri.full_deck(options)
-    first = svoi_koziri.new_game(2, options, shuffled(deck, 1), 1)
-    second = svoi_koziri.new_game(2, options, shuffled(deck, 2), 1)
+    first = svoi_koziri.new_game(2, options, shuffled(deck, 1), seed=1)
+    second = svoi_koziri.new_game(2, options, shuffled(deck, 2), seed=1)
     decide_in_both("svoi_koziri", first, second, 0)
 
 
 def test_tadmur_same_view_different_hidden_cards() -> None:
     """The opponent's target swapped with a card of its hand (tadmur.md §6.2: both hidden from seat 0)."""
     options = tadmur.parse_options({})
-    first = tadmur.new_game(2, options, shuffled(tadmur.full_deck(options), 5), 5)
+    first = tadmur.new_game(2, options, seed=5)
     row = first.rows[1]
     other = next(card for card in first.hands[1] if card.rank != row.target.rank)
     hand = tadmur.hand_order([row.target, *(card for card in first.hands[1] if card != other)])
@@ -177,10 +185,10 @@ def test_talmut_same_view_different_hidden_cards() -> None:
     """At the deal no seat knows a layout card (talmut.md §2.8): only the pile's top card is seen."""
     options = talmut.parse_options({})
     deck = list(talmut.full_deck(options))
-    first = talmut.new_game(3, options, deck, 1)
+    first = talmut.new_game(3, options, deck, seed=1)
     rest = deck[:12] + deck[13:]
     random.Random(3).shuffle(rest)
-    second = talmut.new_game(3, options, [*rest[:12], deck[12], *rest[12:]], 1)
+    second = talmut.new_game(3, options, [*rest[:12], deck[12], *rest[12:]], seed=1)
     decide_in_both("talmut", first, second, 0)
 
 
@@ -223,3 +231,28 @@ def test_durak_sampler_gives_the_opponent_the_cards_it_was_seen_to_take() -> Non
         sample = DETERMINIZERS["durak"](view, history, random.Random(seed))
         assert set(cards("7S 9S 9C")) <= set(sample.hands[1])
 
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The same choices as before
+
+
+def test_the_search_makes_the_recorded_choices() -> None:
+    """For 24 recorded views (tables of `TABLES` and 8-seat Talmut, seeds 0-3, up to 60 random moves in), the
+    search with seed `seed` and 40 iterations makes the move, the iteration count and the root visits recorded in
+    `search_choices.json` by the code of f5e7a93: restructuring the search (issue 16) changed nothing it decides.
+    A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut views
+    got the `options` their games had (the defaults) when views began to show them: the same choices follow.
+    """
+    recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
+    assert len(recorded) == 24
+    for entry in recorded:
+        stats = SearchStats()
+        action = decide(entry["view"], random.Random(entry["seed"]), Budget(40, 600), stats)
+        assert (action, stats.iterations, stats.visits) == (entry["action"], entry["iterations"], entry["visits"])
+
+
+def test_a_search_refuses_another_games_hooks() -> None:
+    _, view = views_for("durak", 2, 0, steps=3)
+    with pytest.raises(ValueError, match="tadmur search hooks for a durak view"):
+        ismcts(SEARCH_HOOKS["tadmur"], view, random.Random(0), SMALL)

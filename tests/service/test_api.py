@@ -27,10 +27,11 @@ def test_create_returns_location_token_and_the_creators_view(api):
     assert created.headers["Location"] == f"/v1/games/{body['game_id']}"
     assert len(body["player_token"]) >= 32 and body["player_token"] not in created.headers["Location"]
     assert (body["you"], body["status"], body["version"], body["to_act"]) == (0, "active", 1, [0])
-    assert body["seats"] == [
-        {"seat": 0, "kind": "human", "name": "Ann", "open": False, "hand_size": 6},
-        {"seat": 1, "kind": "ai", "name": "AI (easy)", "level": "easy", "hand_size": 6},
+    assert body["seats"] == [  # nobody has been seen yet: creating the game is no request of a seat
+        {"seat": 0, "kind": "human", "name": "Ann", "open": False, "hand_size": 6, "last_seen": None},
+        {"seat": 1, "kind": "ai", "name": "AI (easy)", "level": "easy", "hand_size": 6, "last_seen": None},
     ]
+    assert (body["visibility"], body["clock"], body["rematch"]) == ("public", None, None)
 
 
 def test_token_is_stored_only_as_a_hash(api, redis_connection):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.service.notation import parse_step, steps
+from tests.notation import parse_step, steps
 
 K1 = "6H 7H 7S 8S 8C 9C 9D 10D 10S JS JC QC 10H 9S 8D 7C JD QH AC 6S 6D 6C 7D JH AS KH AH QD KC AD 10C KS KD 8H 9H QS"
 K2 = "10C 7D JS 8C 9D 10S QH 8H KC QS AS 6H 6D 6S 7S 8S 9S KS 7H 9H 10H JH KH AH 8D 10D JD QD KD AD 6C 7C 9C JC QC AC"

@@ -132,3 +132,27 @@ def test_every_example_in_the_spec_matches_its_schema() -> None:
 
     walk(SPEC)
     assert checked > 20
+
+
+def test_every_request_body_has_an_example_the_server_accepts(api: Api) -> None:
+    """Issue 20 §2: what Swagger UI's "Try it out" sends first is the example: create, then join, then play."""
+    bodies = {
+        (method, path): operation["requestBody"]["content"]["application/json"]["example"]
+        for path, item in SPEC["paths"].items() for method, operation in item.items()
+        if isinstance(operation, dict) and "requestBody" in operation
+    }
+    assert set(bodies) == {("post", "/v1/games"), ("post", "/v1/games/{game_id}/seats"),
+                           ("post", "/v1/games/{game_id}/actions"), ("post", "/v1/games/{game_id}/rematch")}
+    created = api.request("POST", "/v1/games", json=bodies["post", "/v1/games"])
+    assert created.status_code == 201, created.json
+    two_humans = {**bodies["post", "/v1/games"], "seats": [{"kind": "human"}, {"kind": "human"}]}
+    waiting = api.request("POST", "/v1/games", json=two_humans).json
+    join = bodies["post", "/v1/games/{game_id}/seats"]
+    joined = api.request("POST", f"/v1/games/{waiting['game_id']}/seats", json=join)
+    assert joined.status_code == 201 and joined.json["status"] == "active", joined.json
+    assert bodies["post", "/v1/games/{game_id}/actions"]["type"] in GAMES[created.json["game"]].ACTIONS
+    token = created.json["player_token"]
+    api.act(created.json["game_id"], token, {"type": "resign"})
+    again = api.request("POST", f"/v1/games/{created.json['game_id']}/rematch", token,
+                        json=bodies["post", "/v1/games/{game_id}/rematch"])
+    assert again.status_code == 201, again.json

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.service.notation import steps
+from tests.notation import steps
 
 V1 = (
     "6S 9S 7S JS 8S KS 10S 7H QS 9H AS JH 6H QH 8H KH 10H AH 7D 6D 9D 8D JD 10D KD QD 7C AD 9C 6C 10C 8C JC QC KC AC"

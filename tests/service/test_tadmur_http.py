@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.redaction import codes_in
 from tests.engine.tadmur.test_scenarios import D1, D2, D3, RANKS
-from tests.service.notation import steps
+from tests.notation import steps
 
 D1_CODES, D2_CODES, D3_CODES = D1.split(), D2.split(), D3.split()
 D1_HANDS = (

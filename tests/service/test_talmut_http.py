@@ -351,6 +351,7 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
     view = play(api, game_id, tokens, "s2 resign")
     assert view["status"] == "active"
+    assert view["seats"][2].pop("last_seen") is not None  # the resigning request: the player is still watching
     assert view["seats"][2] == {
         "seat": 2,
         "kind": "ai",

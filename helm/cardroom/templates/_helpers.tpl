@@ -44,8 +44,10 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end }}
 
+{{/* The image: repository:tag, and @digest when one is set (which then decides what is pulled). */}}
 {{- define "cardroom.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- with .Values.image.digest }}@{{ . }}{{ end }}
 {{- end }}
 
 {{/* The Secret holding REDIS_URL, and its key. */}}
@@ -90,7 +92,93 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.rateLimit.perAddress | quote }}
 - name: RATE_LIMIT_PER_TOKEN
   value: {{ .Values.rateLimit.perToken | quote }}
+{{- with .Values.redis.passwordSecret }}
+{{- if .name }}
+- name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .name }}
+      key: {{ .key }}
+{{- end }}
+{{- end }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* envFrom, volume mounts and volumes shared by web and worker: the chart's /tmp plus extraVolume(Mount)s. */}}
+{{- define "cardroom.envFrom" -}}
+{{- with .Values.envFrom -}}
+envFrom:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{- define "cardroom.volumeMounts" -}}
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+  {{- with .Values.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+
+{{- define "cardroom.volumes" -}}
+volumes:
+  - name: tmp
+    emptyDir: {}
+  {{- with .Values.extraVolumes }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+
+{{/* Scheduling of one component's pods; pass a dict with "root" and "component". A topology spread
+     constraint without a labelSelector spreads the component's own pods. */}}
+{{- define "cardroom.scheduling" -}}
+{{- $values := index .root.Values .component }}
+{{- with .root.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- range . }}
+  - {{- toYaml (merge (deepCopy .) (dict "labelSelector" (dict "matchLabels" (fromYaml (include "cardroom.selectorLabels" $))))) | nindent 4 }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The port of the Redis pods connect to, for the NetworkPolicy: networkPolicy.redisPort, else the in-cluster
+     Redis's, else the port of redis.url (6379 when it names none, or when the URL is in an existing Secret). */}}
+{{- define "cardroom.redisPort" -}}
+{{- if .Values.networkPolicy.redisPort }}
+{{- .Values.networkPolicy.redisPort }}
+{{- else if or .Values.redis.inCluster.enabled .Values.redis.existingSecret }}
+{{- 6379 }}
+{{- else }}
+{{- $host := (urlParse .Values.redis.url).host }}
+{{- if contains ":" $host }}{{ last (splitList ":" $host) }}{{ else }}{{ 6379 }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/* Refuse a PodDisruptionBudget whose minAvailable leaves no pod to evict; pass "root", "component", "replicas". */}}
+{{- define "cardroom.checkBudget" -}}
+{{- $budget := (index .root.Values .component).podDisruptionBudget }}
+{{- if and $budget.enabled (hasKey $budget "minAvailable") (not (kindIs "string" $budget.minAvailable)) }}
+{{- if ge (int $budget.minAvailable) (int .replicas) }}
+{{- fail (printf "%s.podDisruptionBudget.minAvailable (%d) must be below its replica count (%d), or every eviction (a node drain) is blocked: use maxUnavailable" .component (int $budget.minAvailable) (int .replicas)) }}
+{{- end }}
 {{- end }}
 {{- end }}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine.ai import SeatView, choose_action
+from engine.ai import choose_action, seat_view
 from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
@@ -13,17 +13,10 @@ from tests.decks import cards
 FILLER = "6S 7S 8S 9S 10S JS QS KS AS"  # a large stock, so the game is early
 
 
-def seat_view(state: DurakState, seat: int) -> SeatView:
-    return {
-        "game": "durak",
-        "you": seat,
-        "state": durak.view(state, seat).state,
-        "legal_actions": durak.legal_actions(state, seat),
-    }
 
 
 def easy(state: DurakState, seat: int) -> dict:
-    return dict(choose_action(seat_view(state, seat), "easy", random.Random(0)))
+    return dict(choose_action(seat_view("durak", state, seat), "easy", random.Random(0)))
 
 
 def test_easy_opens_with_lowest_non_trump() -> None:

@@ -11,6 +11,7 @@ from engine.games.durak import DurakState
 from engine.protocol import Action, Event
 from engine.redaction import event_for
 from tests.decks import cards, stacked_deck
+from tests.notation import action, parse_step
 
 K1 = "6H 7H 7S 8S 8C 9C 9D 10D 10S JS JC QC 10H 9S 8D 7C JD QH AC 6S 6D 6C 7D JH AS KH AH QD KC AD 10C KS KD 8H 9H QS"
 K2 = "10C 7D JS 8C 9D 10S QH 8H KC QS AS 6H 6D 6S 7S 8S 9S KS 7H 9H 10H JH KH AH 8D 10D JD QD KD AD 6C 7C 9C JC QC AC"
@@ -29,21 +30,9 @@ def position(trump: Suit, stock: str, seat0: str, seat1: str, attacker: int = 0)
     return durak.position(trump, cards(stock), (cards(seat0), cards(seat1)), attacker)
 
 
-def action(text: str) -> Action:
-    """`attack 6H`, `defend 7H/6H`, `take`, `done`, `resign` -> the action body."""
-    kind, _, card = text.partition(" ")
-    if kind == "defend":
-        played, against = card.split("/")
-        return {"type": "defend", "card": played, "against": against}
-    if kind == "attack":
-        return {"type": "attack", "card": card}
-    return {"type": kind}
-
-
 def step(state: DurakState, move: str) -> tuple[DurakState, list[Event]]:
     """`s0 attack 6H` -> apply it."""
-    seat, _, rest = move.partition(" ")
-    return durak.apply(state, int(seat[1:]), action(rest))
+    return durak.apply(state, *parse_step(move))
 
 
 def play(state: DurakState, moves: str) -> DurakState:

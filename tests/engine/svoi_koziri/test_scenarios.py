@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine.ai import choose_action
+from engine.ai import choose_action, seat_view
 from engine.ai.svoi_koziri import easy
 from engine.cards import FRENCH_36, Suit, parse_deck
 from engine.errors import GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
@@ -15,6 +15,7 @@ from engine.games.svoi_koziri import SvoiKoziriState
 from engine.protocol import Action
 from engine.redaction import event_for
 from tests.decks import cards
+from tests.notation import action, parse_step
 
 V1 = "6S 9S 7S JS 8S KS 10S 7H QS 9H AS JH 6H QH 8H KH 10H AH 7D 6D 9D 8D JD 10D KD QD 7C AD 9C 6C 10C 8C JC QC KC AC"
 SPADES_HEARTS = (Suit.SPADES, Suit.HEARTS)
@@ -46,17 +47,8 @@ def position(seat0: str, seat1: str, pile: str, to_act: int, trumps: tuple[Suit,
     )
 
 
-def action(text: str) -> Action:
-    """`choose_trump S`, `lead 10C`, `beat 6H`, `play 9S`, `take`, `resign` -> the action body."""
-    kind, _, value = text.partition(" ")
-    if kind == "choose_trump":
-        return {"type": kind, "suit": value}
-    return {"type": kind, "card": value} if value else {"type": kind}
-
-
 def step(state: SvoiKoziriState, move: str):
-    seat, _, rest_of_move = move.partition(" ")
-    return svoi_koziri.apply(state, int(seat[1:]), action(rest_of_move))
+    return svoi_koziri.apply(state, *parse_step(move))
 
 
 def play(state: SvoiKoziriState, moves: str) -> SvoiKoziriState:
@@ -323,22 +315,19 @@ def test_error_messages_name_only_what_the_actor_may_see():
 # --- AI -----------------------------------------------------------------------------------------------------------
 
 
-def seat_view(state: SvoiKoziriState, seat: int) -> dict:
-    return {"game": "svoi_koziri", "you": seat, "state": svoi_koziri.view(state, seat).state,
-            "legal_actions": svoi_koziri.legal_actions(state, seat)}
 
 
 def test_easy_beats_with_the_cheapest_card_keeping_its_trumps():
     """Seat 1 (trump H) facing 10C beats with QC, not a heart (§8.3's position)."""
     state = play(deal(), "s0 choose_trump S, s1 choose_trump H, s0 lead 10C")
-    assert easy(seat_view(state, 1), random.Random(0)) == {"type": "beat", "card": "QC"}
+    assert easy(seat_view("svoi_koziri", state, 1), random.Random(0)) == {"type": "beat", "card": "QC"}
 
 
 def test_easy_lays_the_opponents_trump_ace_first():
     """After beating, seat 1 lays AS, not KC: seat 0 (trump S) can never beat it and must take (§3.1, §3.6)."""
     state = play(position("7S 8S", "AS 6H 7D KC", "… 10C", to_act=1), "s1 beat 6H")
     assert svoi_koziri.legal_actions(state, 1) == legal("play AS, play 7D, play KC, resign")
-    assert easy(seat_view(state, 1), random.Random(0)) == {"type": "play", "card": "AS"}
+    assert easy(seat_view("svoi_koziri", state, 1), random.Random(0)) == {"type": "play", "card": "AS"}
 
 
 def test_ai_levels_choose_a_free_trump_and_take_when_forced():
@@ -347,6 +336,6 @@ def test_ai_levels_choose_a_free_trump_and_take_when_forced():
     forced = position("QS JD AC", "7S 8D", "… 7D 9D 6S 8S 10C", to_act=1)
     for level in ("random", "easy"):
         for seed in range(5):
-            assert choose_action(seat_view(chosen, 1), level, random.Random(seed)) in legal(
+            assert choose_action(seat_view("svoi_koziri", chosen, 1), level, random.Random(seed)) in legal(
                 "choose_trump H, choose_trump D, choose_trump C")
-        assert choose_action(seat_view(forced, 1), level, random.Random(0)) == {"type": "take"}
+        assert choose_action(seat_view("svoi_koziri", forced, 1), level, random.Random(0)) == {"type": "take"}

@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.ai import SeatView, choose_action, history_entry
+from engine.ai import SeatView, choose_action, history_entry, seat_view
 from engine.ai.search import Budget, ismcts
 from engine.ai.tadmur import (
+    SEARCH,
     candidates,
     opponent_guess_rate,
     opponent_turns,
@@ -22,15 +23,6 @@ from tests.decks import cards
 from tests.engine.tadmur.test_scenarios import D1, D2, D3, PASS, deal, play
 
 
-def seat_view(state: TadmurState, seat: int) -> SeatView:
-    return {
-        "game": "tadmur",
-        "you": seat,
-        "state": tadmur.view(state, seat).state,
-        "legal_actions": tadmur.legal_actions(state, seat),
-    }
-
-
 def easy(view: SeatView, seed: int = 0) -> dict[str, Any]:
     return dict(choose_action(view, "easy", random.Random(seed)))
 
@@ -39,7 +31,7 @@ def test_candidates_weigh_unseen_cards_and_the_opponents_parity() -> None:
     """tadmur.md §3.12: from seat 0's view of D1, each rank counts its unseen cards, three times when the
     opponent's row (chain end KC, 7 empty) can reach it; Q, A (d = ±1) and 3, 10 (d = ±3) cannot be reached.
     """
-    weights = candidates(seat_view(deal(D1), 0))
+    weights = candidates(seat_view("tadmur", deal(D1), 0))
     assert weights == {"2": 3, "3": 2, "4": 9, "5": 6, "6": 6, "7": 6, "8": 6, "9": 3, "10": 2, "J": 6, "Q": 2,
                        "K": 3, "A": 3}
 
@@ -47,16 +39,16 @@ def test_candidates_weigh_unseen_cards_and_the_opponents_parity() -> None:
 def test_candidates_drop_own_wrong_guesses_and_fully_seen_ranks() -> None:
     """tadmur.md §3.6, §3.7: a rank we guessed wrong, or whose four cards we see, is not the opponent's target."""
     state = play(deal(D1), "s0 guess 4")
-    weights = candidates(seat_view(state, 0))
+    weights = candidates(seat_view("tadmur", state, 0))
     assert "4" not in weights
-    view = seat_view(deal(D1), 1)
+    view = seat_view("tadmur", deal(D1), 1)
     view["state"]["hand"] = [*view["state"]["hand"], "10S", "10H"]  # with its 10D 10C: all four tens seen
     assert "10" not in candidates(view)
 
 
 def test_easy_places_when_guessing_is_not_worth_it() -> None:
     """tadmur.md §3.12: with a reachable target, low odds and no threat, a wrong guess would only block its row."""
-    action = easy(seat_view(deal(D1), 0))
+    action = easy(seat_view("tadmur", deal(D1), 0))
     assert action["type"] == "place" and action["card"] in {"4D", "6H", "6D"}
 
 
@@ -64,7 +56,7 @@ def test_easy_guesses_when_its_own_row_is_parity_blocked() -> None:
     """tadmur.md §3.12, §8.7: seat 0 of D2 (5D to 6S, d = +1, 7 spaces) cannot complete: a wrong guess fixes it.
     It names a rank of the highest weight.
     """
-    view = seat_view(deal(D2), 0)
+    view = seat_view("tadmur", deal(D2), 0)
     weights = candidates(view)
     action = easy(view)
     assert action["type"] == "guess"
@@ -74,11 +66,11 @@ def test_easy_guesses_when_its_own_row_is_parity_blocked() -> None:
 def test_easy_guesses_when_stuck_then_passes() -> None:
     """tadmur.md §3.10, §8.8: a seat with no placement can only win by guessing; after the guess it passes."""
     state = deal(D3)
-    action = easy(seat_view(state, 0))
+    action = easy(seat_view("tadmur", state, 0))
     assert action["type"] == "guess"
     state, _ = tadmur.apply(state, 0, action)
     if tadmur.result(state) is None:
-        assert easy(seat_view(state, 0)) == {"type": "pass"}
+        assert easy(seat_view("tadmur", state, 0)) == {"type": "pass"}
 
 
 def crafted_view(my_wrong: list[str], their_chain: list[str], their_empty: int) -> SeatView:
@@ -156,7 +148,7 @@ def test_the_opponent_model_counts_guesses_per_turn() -> None:
     (2 + 0.2) / (3 + 2) = 0.44. Its row ends at 10D with 6 empty spaces (three placements, two wrong guesses).
     """
     state, history = played_with_history(GUESSING_OPPONENT, 0)
-    view = seat_view(state, 0)
+    view = seat_view("tadmur", state, 0)
     turns = opponent_turns(view, history)
     assert [(t.end, t.empty, t.guessed, t.passed, t.locked) for t in turns] == [
         ("QS", 7, True, False, False), ("JD", 6, False, False, False), ("10D", 6, True, False, False)
@@ -174,7 +166,7 @@ def test_the_opponent_model_leaves_out_locked_turns_and_passes() -> None:
     for version, (mover, action) in enumerate(moves, start=2):
         state, events = tadmur.apply(state, mover, action)
         history += [history_entry(version, event, 1) for event in events]
-    view = seat_view(state, 1)
+    view = seat_view("tadmur", state, 1)
     assert [turn.passed for turn in opponent_turns(view, history)] == [True, True]
     assert opponent_guess_rate(view, history) == 0.1
 
@@ -187,7 +179,7 @@ def test_the_opponent_model_marks_turns_under_the_lock() -> None:
     for mine, theirs in zip("6H 7H 8H 9H 10H JH".split(), "QS JD 10D 9C 8C 7C".split(), strict=True):
         moves += [(0, {"type": "place", "card": mine}), (1, {"type": "place", "card": theirs})]
     state, history = played_with_history(moves, 0)
-    view = seat_view(state, 0)
+    view = seat_view("tadmur", state, 0)
     assert [turn.locked for turn in opponent_turns(view, history)] == [False] * 5 + [True]
     assert opponent_guess_rate(view, history) == 0.2 / 7
 
@@ -196,7 +188,7 @@ def test_the_search_weighs_every_placement_and_one_guess() -> None:
     """tadmur.md §3.6: every wrong guess costs one space, so only the likeliest rank is weighed: `4` (weight 9 in
     seat 0's view of D1, see the first test) beside the three cards that fit 5H.
     """
-    assert root_actions(seat_view(deal(D1), 0)) == [
+    assert root_actions(seat_view("tadmur", deal(D1), 0)) == [
         {"type": "place", "card": "4D"}, {"type": "place", "card": "6H"}, {"type": "place", "card": "6D"},
         {"type": "guess", "rank": "4"},
     ]
@@ -207,7 +199,7 @@ def test_playouts_let_the_opponent_guess_at_its_observed_rate() -> None:
     1,000 seeded playout steps for each land within 0.05 of those rates.
     """
     state, history = played_with_history(GUESSING_OPPONENT, 0)
-    rollout = prepare_rollout(seat_view(state, 0), history)
+    rollout = prepare_rollout(seat_view("tadmur", state, 0), history)
     rng = random.Random(7)
     mine = sum(rollout(state, rng)[1]["type"] == "guess" for _ in range(1000))  # type: ignore[index]
     theirs_state = play(state, "s0 place 9H")
@@ -234,8 +226,8 @@ def test_an_opponent_pass_can_name_its_target_and_the_search_guesses_it() -> Non
              (0, {"type": "place", "card": "10S"}), (1, {"type": "place", "card": "5H"}),
              (0, {"type": "place", "card": "JS"}), (1, {"type": "pass"})]
     state, history = played_with_history(moves, 0, pass_deck())
-    view = {**seat_view(state, 0), "history": history}
+    view = {**seat_view("tadmur", state, 0), "history": history}
     assert list(target_weights(view, history)) == ["6D"]
     assert {"type": "guess", "rank": "6"} in root_actions(view)
     for seed in range(3):
-        assert ismcts(view, random.Random(seed), Budget(60, 60)) == {"type": "guess", "rank": "6"}
+        assert ismcts(SEARCH, view, random.Random(seed), Budget(60, 60)) == {"type": "guess", "rank": "6"}

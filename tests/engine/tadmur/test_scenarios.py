@@ -11,7 +11,7 @@ from engine.games.tadmur import TadmurState
 from engine.protocol import Action
 from engine.redaction import codes_in, event_for
 from tests.decks import cards
-from tests.service.notation import parse_step, steps
+from tests.notation import parse_step, steps
 
 D1 = ("5H KC 9S 8D 6H AS 7H 2S 8H 3S 9H 4S 10H 5S JH 6S 10S QS QD 10D 2H 10C 2D JD 2C 7S 3H 3D 3C 4H 4D 4C "
       "5D 5C 6D 6C 7D 7C 8S 8C 9D 9C JS JC QH QC KS KH KD AH AD AC")

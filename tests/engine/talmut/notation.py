@@ -1,4 +1,4 @@
-"""The notation of talmut.md §8 for engine tests: decks E1-E4, `s0 peek 2.3`, `L(s)` lists."""
+"""The notation of talmut.md §8 for engine tests: decks E1-E4, `L(s)` lists with ranges (steps: tests/notation.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from engine.games import talmut
 from engine.games.talmut import TalmutState
 from engine.protocol import Action, Event
 from tests.decks import cards
+from tests.notation import action, parse_step
 
 E1 = (
     "7C 2C 11C 3O 5B 7E 12B 6O 4E 7O 1B 12O 3C 10O 11O 12C 4O 2B 6E 5O 1C 1O 2O 4C 5C 6C 10C 1E 2E 3E 5E 10E 11E "
@@ -31,29 +32,9 @@ def deal(deck: str, seats: int = 3, **options: Any) -> TalmutState:
     return talmut.new_game(seats, talmut.parse_options(options), cards(deck, "talmut"), seed=0)
 
 
-def place(text: str) -> dict[str, int]:
-    seat, position = text.split(".")
-    return {"seat": int(seat), "position": int(position)}
-
-
-def action(text: str) -> Action:
-    """`draw stock`, `swap 2`, `peek 2.3`, `blind_swap 1.0 2.3`, `exchange 0.1`, `match 1`, `call` -> the body."""
-    kind, *rest = text.split()
-    if kind == "draw":
-        return {"type": "draw", "source": rest[0]}
-    if kind in ("swap", "match"):
-        return {"type": kind, "position": int(rest[0])}
-    if kind in ("peek", "exchange"):
-        return {"type": kind, **place(rest[0])}
-    if kind == "blind_swap":
-        return {"type": kind, "a": place(rest[0]), "b": place(rest[1])}
-    return {"type": kind}
-
-
 def step(state: TalmutState, move: str) -> tuple[TalmutState, list[Event]]:
     """`s0 draw stock` -> apply it."""
-    seat, _, rest = move.strip().partition(" ")
-    return talmut.apply(state, int(seat[1:]), action(rest))
+    return talmut.apply(state, *parse_step(move))
 
 
 def play(state: TalmutState, moves: str) -> TalmutState:

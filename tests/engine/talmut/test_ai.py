@@ -2,47 +2,42 @@
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import replace
 
-from engine.ai import choose_action
-from engine.cards import shuffled
+from engine.ai import DETERMINIZERS, choose_action, seat_view
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
-
-
-def seat_view(state: talmut.TalmutState, seat: int) -> dict:
-    shown = json.loads(json.dumps(talmut.view(state, seat).state))
-    return {"game": "talmut", "you": seat, "state": shown, "legal_actions": talmut.legal_actions(state, seat)}
 
 
 def test_easy_matches_only_a_card_it_knows() -> None:
     """talmut.md §3.10: seat 1 knows its 5B (shown by a wrong match) and matches it when a 5 is thrown."""
     state = play(deal(E1), "s0 draw stock, s0 swap 0, s1 match 1")  # 5B is shown to all, window rank 7
-    assert choose_action(seat_view(state, 2), "easy", random.Random(0)) is None  # knows nothing of its own: passes
-    assert choose_action(seat_view(state, 1), "easy", random.Random(0))["type"] == "draw"
+    # seat 2 knows nothing of its own: it passes
+    assert choose_action(seat_view("talmut", state, 2), "easy", random.Random(0)) is None
+    assert choose_action(seat_view("talmut", state, 1), "easy", random.Random(0))["type"] == "draw"
 
 
 def test_easy_peeks_its_own_unknown_card_with_the_sota() -> None:
     """talmut.md §3.5: the sota looks at the first own card it does not know."""
     state = play(deal(E1), "s0 draw stock, s0 discard")
-    assert choose_action(seat_view(state, 0), "easy", random.Random(0)) == {"type": "peek", "seat": 0, "position": 0}
+    chosen = choose_action(seat_view("talmut", state, 0), "easy", random.Random(0))
+    assert chosen == {"type": "peek", "seat": 0, "position": 0}
 
 
 def test_easy_swaps_a_low_card_in_and_calls_when_its_total_is_low() -> None:
     """talmut.md §3.3, §3.13: E2's seat 0 holds 1O 2O 1C 1E; once it knows them all it calls."""
     state = deal(E2)
-    assert choose_action(seat_view(state, 0), "easy", random.Random(0)) == {"type": "draw", "source": "stock"}
+    assert choose_action(seat_view("talmut", state, 0), "easy", random.Random(0)) == {"type": "draw", "source": "stock"}
     known = tuple(talmut.Slot(slot.card, (0,)) for slot in state.layouts[0])  # as if seat 0 had peeked them all
     state = replace(state, layouts=(known, *state.layouts[1:]))
-    assert choose_action(seat_view(state, 0), "easy", random.Random(0)) == {"type": "call"}
+    assert choose_action(seat_view("talmut", state, 0), "easy", random.Random(0)) == {"type": "call"}
 
 
 def test_easy_withdraws_when_a_caballo_hurts_its_call() -> None:
     """talmut.md §3.15: after a call, cards pushed on the caller raise its estimate; it withdraws."""
     state = play(deal(E2), "s0 call, s1 draw stock, s1 discard, s1 blind_swap 0.0 1.1")
-    view = seat_view(state, 0)
+    view = seat_view("talmut", state, 0)
     assert {"type": "withdraw"} in view["legal_actions"]
     assert choose_action(view, "easy", random.Random(0)) == {"type": "withdraw"}
 
@@ -50,7 +45,7 @@ def test_easy_withdraws_when_a_caballo_hurts_its_call() -> None:
 def test_random_rarely_uses_optional_actions() -> None:
     """talmut.md §8.13: a seat listed only for matches acts now and then, else lets the game move on."""
     state = play(deal(E1), "s0 draw stock, s0 swap 0")
-    chosen = [choose_action(seat_view(state, 2), "random", random.Random(seed)) for seed in range(200)]
+    chosen = [choose_action(seat_view("talmut", state, 2), "random", random.Random(seed)) for seed in range(200)]
     assert 0 < sum(action is not None for action in chosen) < 30
 
 
@@ -58,7 +53,7 @@ def test_search_levels_keep_their_call() -> None:
     """A search level that called does not withdraw (easy's withdraw rule would undo the search's call, and two
     such seats call and withdraw in turn for ever: talmut.md §3.15 lets each call clear the other's bar)."""
     state = play(deal(E2), "s0 call, s1 draw stock, s1 discard, s1 blind_swap 0.0 1.1")
-    view = seat_view(state, 0)
+    view = seat_view("talmut", state, 0)
     assert {"type": "withdraw"} in view["legal_actions"]
     chosen = [choose_action(view, level, random.Random(seed)) for level in ("medium", "hard") for seed in range(5)]
     assert chosen == [None] * 10
@@ -68,7 +63,7 @@ def test_search_levels_match_only_a_card_they_know() -> None:
     """talmut.md §3.10-§3.11: at its turn seat 1 may match the 7 on the pile, but it knows none of its cards to be
     a 7 (only 5B, shown by its wrong match): the search never gambles on a match."""
     state = play(deal(E1), "s0 draw stock, s0 swap 0, s1 match 1")
-    view = seat_view(state, 1)
+    view = seat_view("talmut", state, 1)
     assert {"type": "match", "position": 1} in view["legal_actions"]
     chosen = [choose_action(view, level, random.Random(seed)) for level in ("medium", "hard") for seed in range(20)]
     assert [action for action in chosen if action["type"] == "match"] == []
@@ -78,13 +73,25 @@ def test_a_table_of_search_levels_finishes_its_round() -> None:
     """Three `medium` seats, target 1 (one round, talmut.md §5): the game ends; it once cycled call/withdraw and
     known-wrong matches for ever (found by a client's all-AI game, seed 5)."""
     options = talmut.parse_options({"target": 1, "match_pause_ms": 0})
-    state = talmut.with_ai_seats(talmut.new_game(3, options, shuffled(talmut.full_deck(options), 5), 5), range(3))
+    state = talmut.with_ai_seats(talmut.new_game(3, options, seed=5), range(3))
     rng = random.Random(5)
     for _ in range(600):
         if talmut.result(state) is not None:
             break
         to_act = sorted(talmut.to_act(state), key=lambda seat: seat == state.turn)  # optional-only seats first
         move = next((seat, action) for seat in to_act
-                    if (action := choose_action(seat_view(state, seat), "medium", random.Random(rng.random()))))
+                    if (action := choose_action(seat_view("talmut", state, seat), "medium",
+                                                random.Random(rng.random()))))
         state, _ = talmut.apply(state, *move)
     assert talmut.result(state) is not None and talmut.result(state).reason == "target_reached"
+
+
+def test_the_search_samples_the_games_own_options_from_the_view() -> None:
+    """talmut.md §2.3: every player knows the options; the view shows them and the determinizer deals by them,
+    so a sample scores a false call with the game's `call_penalty` and ends it at its `target`."""
+    options = talmut.parse_options({"deck_size": 48, "target": 30, "call_penalty": 0, "match_pause_ms": 0})
+    state = talmut.new_game(4, options, seed=3)
+    view = seat_view("talmut", state, 0)
+    assert view["state"]["options"] == {"deck_size": 48, "target": 30, "call_penalty": 0, "match_pause_ms": 0}
+    sample = DETERMINIZERS["talmut"](view, [], random.Random(0))
+    assert sample.options == options and len(talmut.cards_in_play(sample)) == 48

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import shuffled
 from engine.games import talmut
 from engine.games.talmut import TalmutState
 from engine.redaction import event_for
@@ -29,7 +28,7 @@ TABLES = [3, 5, 8]
 
 def new(seats: int, seed: int, deck_size: int) -> TalmutState:
     options = talmut.parse_options({"deck_size": deck_size, "target": 30})
-    return talmut.new_game(seats, options, shuffled(talmut.full_deck(options), seed), seed)
+    return talmut.new_game(seats, options, seed=seed)
 
 
 def pick(state: TalmutState, rng: random.Random) -> tuple[int, dict]:

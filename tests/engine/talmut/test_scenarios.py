@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.cards import shuffled
 from engine.errors import GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from engine.games import talmut
 from engine.redaction import codes_in, event_for
@@ -121,8 +122,9 @@ def test_matching_penalty_cards_and_window_closing() -> None:
         ],
         "stock_size": 25, "discard": ["3C", "7C", "7E"], "window": {"rank": "7", "last_thrower": 2},
         "talmut": None, "call_barred": None, "totals": {"0": 0, "1": 0, "2": 0}, "history": [],
+        "options": {"deck_size": 40, "target": 50, "call_penalty": 5, "match_pause_ms": 1500},
     }
-    assert state_of(state, 1) == expected  # talmut.md §6.7
+    assert state_of(state, 1) == expected  # talmut.md §6.7, and the options of §2.3 every player knows
     assert talmut.legal_actions(state, 1) == legal(TURN_START + ", match 0-4" + RESIGN)
     state = play(state, "s0 match 3")
     assert state_of(state)["discard"] == ["3C", "7C", "7E", "7O"]
@@ -315,18 +317,31 @@ def test_game_end_over_two_rounds() -> None:
         step(state, "s0 draw stock")
 
 
+def test_a_clients_deck_is_reused_every_round_even_when_it_is_the_seeds_shuffle() -> None:
+    """talmut.md §2.7, §7.20: a game created with `deck` deals every round from that list, never shuffled.
+
+    The engine used to guess whether a deck was sent by comparing it with the seed's shuffle, so a client's deck
+    equal to that shuffle made a seeded game; `new_game` now knows (deck None: seeded).
+    """
+    options = talmut.parse_options({})
+    sent = shuffled(talmut.full_deck(options), 7)
+    assert talmut.new_game(3, options, sent, seed=7).fixed_deck
+    seeded = talmut.new_game(3, options, seed=7)
+    assert not seeded.fixed_deck and seeded.deck == sent
+
+
 def test_creation_errors() -> None:
     """talmut.md §8.11, §2.1, §2.3, §2.4."""
     options = talmut.parse_options({})
     with pytest.raises(InvalidOptions):
-        talmut.new_game(2, options, cards(E1, "talmut"), 0)
+        talmut.new_game(2, options, cards(E1, "talmut"), seed=0)
     short = cards(E1, "talmut")[:-1]
     with pytest.raises(InvalidDeck):
-        talmut.new_game(3, options, short, 0)
+        talmut.new_game(3, options, short, seed=0)
     with pytest.raises(InvalidDeck):
-        talmut.new_game(3, options, [*short, talmut.parse_card("8O")], 0)
+        talmut.new_game(3, options, [*short, talmut.parse_card("8O")], seed=0)
     with pytest.raises(InvalidDeck):
-        talmut.new_game(3, talmut.parse_options({"deck_size": 48}), cards(E1, "talmut"), 0)
+        talmut.new_game(3, talmut.parse_options({"deck_size": 48}), cards(E1, "talmut"), seed=0)
     for bad in ({"deck_size": 36}, {"target": 0}, {"target": True}, {"colour": 1}, {"match_pause_ms": 10001}):
         with pytest.raises(InvalidOptions):
             talmut.parse_options(bad)
