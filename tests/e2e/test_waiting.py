@@ -12,7 +12,6 @@ import random
 import select
 import signal
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +21,8 @@ import pytest
 import redis
 import requests
 
-from tests.e2e.stack import Stack, free_port, start_stack, stop_stack
+from tests.e2e.stack import Stack, start_stack, stop_stack
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.e2e
 
@@ -206,23 +206,12 @@ def test_a_thousand_idle_connections_do_not_delay_other_clients(stack: Stack) ->
 @pytest.fixture
 def own_redis() -> Iterator[str]:
     """A redis-server of this test's own on a free loopback port (its client list is this stack's alone)."""
-    port = free_port()
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}/0"
-    deadline = time.monotonic() + HANG_GUARD_SECONDS
-    while True:
-        try:
-            redis.Redis.from_url(url).ping()
-            break
-        except redis.ConnectionError:
-            assert time.monotonic() < deadline and process.poll() is None, "redis-server did not start"
-            time.sleep(0.05)
+    server = RedisServer()
+    server.start()
     try:
-        yield url
+        yield server.url
     finally:
-        process.terminate()
-        process.wait(timeout=HANG_GUARD_SECONDS)
+        server.kill()
 
 
 def test_redis_connections_do_not_grow_with_the_number_of_waiters(own_redis: str, monkeypatch) -> None:
