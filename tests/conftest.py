@@ -8,6 +8,7 @@ import pytest
 from hypothesis import settings
 
 from engine.ai import search
+from tests.chromium import launched_chromium
 from tests.redis_server import EmbeddedRedis, RedisServer
 
 # "default" and "ci" run the full count; "dev" is a quick local loop. deadline=None: playout length varies.
@@ -76,3 +77,9 @@ def make_redis() -> Iterator[Callable[..., RedisServer]]:
 def own_redis(make_redis: Callable[..., RedisServer]) -> RedisServer:
     """A redis-server of the test's own, to stop, freeze or fill (tests/redis_server.py)."""
     return make_redis()
+
+
+@pytest.fixture(scope="session")
+def chromium_browser() -> Iterator[object]:
+    """The session's one headless Chromium (tests/chromium.py says why only one); skips when it is missing."""
+    yield from launched_chromium()

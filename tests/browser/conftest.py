@@ -7,21 +7,16 @@ Every page a test opens must log no console error and throw no exception. Screen
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.chromium import CHROMIUM, MISSING
 from tests.e2e.stack import Stack, start_stack, stop_stack
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -32,8 +27,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
             item.add_marker(pytest.mark.browser)
             if missing:
-                item.add_marker(pytest.mark.skip(
-                    reason=f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH"))
+                item.add_marker(pytest.mark.skip(reason=MISSING))
 
 
 @pytest.fixture(scope="session")
@@ -43,16 +37,6 @@ def server() -> Iterator[Stack]:
         yield running
     finally:
         stop_stack(running)
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 class Console:
@@ -68,13 +52,13 @@ class Console:
 
 
 @pytest.fixture
-def new_page(browser, server):  # noqa: ANN001, ANN201
+def new_page(chromium_browser, server):  # noqa: ANN001, ANN201
     """`new_page(width=1440, lang="en")`: a page in a fresh context (its own storage, as another browser has)."""
     contexts = []
     console = Console()
 
     def make(width: int = 1440, height: int = 900, locale: str = "en-US"):  # noqa: ANN202
-        context = browser.new_context(viewport={"width": width, "height": height}, locale=locale,
+        context = chromium_browser.new_context(viewport={"width": width, "height": height}, locale=locale,
                                       base_url=server.base_url)
         context.set_default_timeout(60_000)  # a hang guard: a move and the AI's answer take well under a second
         contexts.append(context)

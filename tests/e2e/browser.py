@@ -1,8 +1,5 @@
-"""Headless Chromium (Debian's `chromium` package) driven by Playwright, never a browser Playwright downloads.
+"""A context of the session's headless Chromium (tests/chromium.py) with no route off the machine.
 
-The same binary and launch arguments as the browser table's tests (tests/browser/conftest.py).
-
-A test that needs it skips only when the binary is missing, and says how to get it (`.ci/run` installs it).
 Every request to an address off the loopback range is aborted and recorded, so a page that would need the network
 shows it as it would on an air-gapped machine.
 """
@@ -12,22 +9,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
-
-import pytest
-
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS  # the browser table's tests use the same Chromium
 
 # Playwright's waits, in milliseconds: hang guards (a page here loads in well under a second).
 TIMEOUT_MS = 30_000
-
-
-def chromium_binary() -> str:
-    """The path of Debian's chromium (or `CHROMIUM_PATH`); skips the test when it is not installed."""
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH")
-    return CHROMIUM
 
 
 def is_loopback(url: str) -> bool:
@@ -62,16 +48,10 @@ class Browser:
 
 
 @contextmanager
-def chromium() -> Iterator[Browser]:
-    """A fresh headless Chromium with one context, closed on exit."""
-    executable = chromium_binary()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        try:
-            context = browser.new_context()
-            yield Browser(context)
-            context.close()
-        finally:
-            browser.close()
+def offline(chromium_browser: Any) -> Iterator[Browser]:
+    """A fresh context of the session's Chromium, off-machine requests blocked; closed on exit."""
+    context = chromium_browser.new_context()
+    try:
+        yield Browser(context)
+    finally:
+        context.close()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import requests
 
-from tests.e2e.browser import chromium
+from tests.e2e.browser import offline
 from tests.e2e.stack import REPO, Stack, start_stack, stop_stack
 
 pytestmark = pytest.mark.e2e
@@ -21,9 +22,9 @@ def spec_operations() -> list[tuple[str, str]]:
     return [(method.upper(), path) for path, item in spec["paths"].items() for method in item if method in METHODS]
 
 
-def test_docs_show_every_operation_offline(stack: Stack) -> None:
+def test_docs_show_every_operation_offline(stack: Stack, chromium_browser: Any) -> None:
     """Issue 20 §1: /docs works air-gapped: Swagger UI comes from the server itself, and nothing else is asked for."""
-    with chromium() as browser:
+    with offline(chromium_browser) as browser:
         page = browser.new_page()
         page.goto(stack.base_url + "/docs", wait_until="networkidle")
         assert browser.blocked == []
@@ -56,10 +57,10 @@ def operation(method: str, path: str) -> str:
     return f'.opblock-{method}:has(.opblock-summary-path[data-path="{path}"])'
 
 
-def test_try_it_out_creates_a_game_with_its_first_click(stack: Stack) -> None:
+def test_try_it_out_creates_a_game_with_its_first_click(stack: Stack, chromium_browser: Any) -> None:
     """Issue 20 §2: "Try it out" then "Execute" on POST /v1/games, body untouched, answers 201 with a new game."""
     create = operation("post", "/v1/games")
-    with chromium() as browser:
+    with offline(chromium_browser) as browser:
         page = browser.new_page()
         page.goto(stack.base_url + "/docs", wait_until="networkidle")
         page.click(f"{create} .opblock-summary")
@@ -74,13 +75,13 @@ def test_try_it_out_creates_a_game_with_its_first_click(stack: Stack) -> None:
     assert answer["game"] == body["game"] and answer["player_token"] and answer["version"] == 1
 
 
-def test_fetch_sees_a_long_poll_s_304_as_the_readme_says(stack: Stack) -> None:
+def test_fetch_sees_a_long_poll_s_304_as_the_readme_says(stack: Stack, chromium_browser: Any) -> None:
     """README "Nothing new yet: 304": in a browser, `response.status === 304` and `response.ok === false`."""
     created = requests.post(stack.base_url + "/v1/games", json={
         "game": "tadmur", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], "seed": 4,
     }, timeout=20).json()
     assert created["to_act"] == [0]  # our turn: no version comes by itself
-    with chromium() as browser:
+    with offline(chromium_browser) as browser:
         page = browser.new_page()
         page.goto(stack.base_url + "/healthz")
         seen = page.evaluate(
@@ -136,9 +137,9 @@ def cors_stack(stack: Stack) -> Iterator[Stack]:
         stop_stack(running)
 
 
-def test_a_page_of_a_listed_origin_plays_a_whole_game(stack: Stack, cors_stack: Stack) -> None:
+def test_a_page_of_a_listed_origin_plays_a_whole_game(stack: Stack, cors_stack: Stack, chromium_browser: Any) -> None:
     """Issue 20 §7: a page on another loopback origin creates and plays a game with CORS_ORIGINS naming it."""
-    with chromium() as browser:
+    with offline(chromium_browser) as browser:
         page = browser.new_page()
         page.goto(stack.base_url + "/healthz")  # the page's origin: the first server
         seen = page.evaluate(PLAY_A_GAME, cors_stack.base_url)
@@ -149,9 +150,11 @@ def test_a_page_of_a_listed_origin_plays_a_whole_game(stack: Stack, cors_stack: 
     assert seen["result"]["winners"] or seen["result"]["draw"]
 
 
-def test_a_page_of_another_origin_is_blocked_without_cors(stack: Stack, cors_stack: Stack) -> None:
+def test_a_page_of_another_origin_is_blocked_without_cors(
+    stack: Stack, cors_stack: Stack, chromium_browser: Any
+) -> None:
     """Default (no CORS_ORIGINS): the browser sends no POST after the failed preflight, and hides GET answers."""
-    with chromium() as browser:
+    with offline(chromium_browser) as browser:
         page = browser.new_page()
         page.goto(cors_stack.base_url + "/healthz")  # a page of the second server calls the first (CORS off)
         errors = page.evaluate("""async api => {
