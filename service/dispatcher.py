@@ -71,6 +71,11 @@ class Dispatcher:
         self.max_waiters = max_waiters
         self.draining = threading.Event()
         self._lock = threading.Lock()
+        # redis-py's PubSub is not safe for concurrent senders: the first commands of a fresh PubSub, sent at once,
+        # each take a connection of their own (the pool of two runs dry, and a channel subscribed on an extra
+        # connection never reaches the reader). Every SUBSCRIBE/UNSUBSCRIBE is sent under this lock; the reader's
+        # `get_message` needs none.
+        self._sending = threading.Lock()
         self._watches: dict[bytes, _Watch] = {}
         self._waiters = 0
         self._pubsub: redis.client.PubSub | None = None
@@ -180,7 +185,8 @@ class Dispatcher:
             generation = watch.generation
         if pubsub is not None:
             try:
-                pubsub.subscribe(channel)
+                with self._sending:
+                    pubsub.subscribe(channel)
             except BaseException:
                 self._leave(watch)
                 with self._lock:
@@ -232,7 +238,8 @@ class Dispatcher:
             for watch in wanted:
                 watch.state = "subscribing"
         if wanted:
-            pubsub.subscribe(*[watch.channel for watch in wanted])
+            with self._sending:
+                pubsub.subscribe(*[watch.channel for watch in wanted])
 
     def _lost(self, pubsub: redis.client.PubSub | None) -> None:
         with self._lock:
@@ -276,7 +283,8 @@ class Dispatcher:
             for watch in idle:
                 watch.state, watch.version, watch.confirmed_at = "unsubscribing", None, None
         if idle:
-            pubsub.unsubscribe(*[watch.channel for watch in idle])
+            with self._sending:
+                pubsub.unsubscribe(*[watch.channel for watch in idle])
 
 
 def _news(watch: _Watch, generation: int, version: int) -> Callable[[], bool]:
