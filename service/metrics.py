@@ -8,7 +8,7 @@ Two kinds of numbers, kept where they can be summed correctly:
   reports its own requests; Prometheus sums the pods.
 - Game metrics (actions applied, AI decision time, AI queue depth, active games) are written by web processes
   and by RQ workers, which in Kubernetes are other pods with no shared disk. They live in Redis, under the key
-  prefix (`<prefix>:metrics:*`, `<prefix>:index:active:<game>`), and every web pod's `/metrics` reads them at
+  prefix (`<prefix>:metrics:*`, `<prefix>:index:active:<game>[:private]`), and every web pod's `/metrics` reads them at
   scrape time: they are cluster-wide totals, the same on every pod (aggregate them with `max`, not `sum`).
 
 Flask-free, and prometheus-client is only imported to read: the worker imports this module to write its numbers
@@ -112,8 +112,10 @@ class RedisGameCollector:
             pipe.hgetall(ai_decision_key(self.prefix))
             pipe.hgetall(ai_fallbacks_key(self.prefix))
             for game in self.games:
-                pipe.zcount(f"{self.prefix}:index:active:{game}", time.time(), "+inf")  # scored by expiry
-            actions, decisions, fallbacks, *active = pipe.execute()
+                for index in (f"{self.prefix}:index:active:{game}", f"{self.prefix}:index:active:{game}:private"):
+                    pipe.zcount(index, time.time(), "+inf")  # scored by expiry
+            actions, decisions, fallbacks, *counts = pipe.execute()
+        active = [public + private for public, private in zip(counts[::2], counts[1::2], strict=True)]
 
         applied = CounterMetricFamily(
             "cardroom_actions_applied", "Game actions applied, by humans and AI seats", labels=["game", "type"]

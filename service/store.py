@@ -6,8 +6,10 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py)
 - `<prefix>:{<id>}:seen`   hash: seat -> Unix time of its last authenticated request (presence, `touch_seen`)
-- `<prefix>:index:<status>` sorted set of game ids, each scored by the Unix time its keys expire, for the lobby
+- `<prefix>:index:<status>` sorted set of public game ids, each scored by the Unix time its keys expire, for the lobby
 - `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
+- `<prefix>:index:<status>:private`, `<prefix>:index:<status>:<game>:private` the same for private games, which the
+  lobby never reads (the sweep and the metrics read both)
 
 A game's `game` and `events` keys expire after its idle time (waiting, active) or retention time (finished),
 renewed by every write (`GameStore.ttl_of`), which re-scores the game in the indexes. Scored by expiry, the
@@ -415,17 +417,25 @@ class GameStore:
         """Seat -> Unix time of its last recorded request (`touch_seen`); seats never seen are absent."""
         seen = cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "seen")))
         return {int(seat): float(moment) for seat, moment in seen.items()}
-    def index_key(self, status: str, game: str | None = None) -> str:
-        """The sorted set of the games with `status` (and of `game`, if given), scored by expiry time."""
-        return f"{self.prefix}:index:{status}" if game is None else f"{self.prefix}:index:{status}:{game}"
+    def index_key(self, status: str, game: str | None = None, private: bool = False) -> str:
+        """The sorted set of the public (or `private`) games with `status` (and of `game`), scored by expiry time."""
+        key = f"{self.prefix}:index:{status}" if game is None else f"{self.prefix}:index:{status}:{game}"
+        return key + ":private" if private else key
+
+    def _all_indexes(self) -> list[str]:
+        from engine import GAMES
+
+        return [self.index_key(status, game, private)
+                for status in STATUSES for game in (None, *GAMES) for private in (False, True)]
 
     def _index(self, record: GameRecord) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
         # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
         expires = time.time() + self.ttl_of(record)
+        private = record.visibility == "private"  # set at creation, never changed: one family of indexes
         with self.client.pipeline(transaction=False) as pipe:
             for status in STATUSES:
-                for index in (self.index_key(status), self.index_key(status, record.game)):
+                for index in (self.index_key(status, None, private), self.index_key(status, record.game, private)):
                     if status == record.status:
                         pipe.zadd(index, {record.game_id: expires})
                     else:
@@ -438,11 +448,9 @@ class GameStore:
         An entry past its score is checked against its game's remaining lifetime first: a game whose index write
         was lost (an outage right after the move) lives on, and is scored again from its own TTL.
         """
-        from engine import GAMES
-
         now = time.time()
         dropped = 0
-        for index in [self.index_key(status, game) for status in STATUSES for game in (None, *GAMES)]:
+        for index in self._all_indexes():
             ids = cast(list[bytes], self.client.zrangebyscore(index, "-inf", now, start=0, num=batch))
             if not ids:
                 continue
@@ -475,7 +483,8 @@ class GameStore:
         Most recently written first. O(limit) whatever the number of games or the offset: one range by rank of the
         index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
         first entry past its expiry time, as all below it are too. An entry whose game is gone (expired since) or
-        has another status (an index write lost to an outage) is put right and skipped; a private game is skipped.
+        has another status (an index write lost to an outage) is put right and skipped. Private games are in
+        indexes of their own, never read here (shared/API.md: a private game is never listed).
         """
         index = self.index_key(status, game)
         now = time.time()
@@ -496,8 +505,7 @@ class GameStore:
                 elif record.status != status:
                     self._index(record)
                 else:
-                    if record.visibility != "private":  # a private game is never listed (shared/API.md)
-                        records.append(record)
+                    records.append(record)
                     continue
                 position -= 1  # the entry left this index
             if len(live) < len(entries) or len(entries) <= limit:
@@ -507,19 +515,19 @@ class GameStore:
 
     def forget(self, game_id: str) -> None:
         """Drop a game that expired from every index (the lobby's and the per-game ones of the metrics)."""
-        from engine import GAMES
-
-        indexes = [f"{self.prefix}:index:{status}" for status in STATUSES]
-        indexes += [f"{self.prefix}:index:{status}:{game}" for status in STATUSES for game in GAMES]
         with self.client.pipeline(transaction=False) as pipe:
-            for index in indexes:
+            for index in self._all_indexes():
                 pipe.zrem(index, game_id)
             pipe.execute()
 
     def active_game_ids(self) -> list[str]:
-        """Ids of the games the index lists as active and not expired (one may expire meanwhile: `load` tells)."""
-        ids = cast(list[bytes], self.client.zrangebyscore(self.index_key("active"), time.time(), "+inf"))
-        return [game_id.decode() for game_id in ids]
+        """Ids of the active games, public and private, not expired by the indexes (`load` tells if one just did)."""
+        now = time.time()
+        with self.client.pipeline(transaction=False) as pipe:
+            for private in (False, True):
+                pipe.zrangebyscore(self.index_key("active", None, private), now, "+inf")
+            public, private_ids = pipe.execute()
+        return [game_id.decode() for game_id in [*public, *private_ids]]
 
     def count(self, name: str) -> int:
         """Add one to the counter `name` (e.g. a `revive_key`), kept for the idle time; the new count."""

@@ -79,3 +79,25 @@ def test_expired_games_cost_nothing_and_the_sweep_drops_them(make_redis: Any, mo
     sweep(api.services.store, [api.services.queue], interval=1.0)
     waiting = {member.decode() for member in server.client().zrange("lobby:index:waiting", 0, -1)}
     assert waiting == set(live) and not set(expired) & waiting
+
+
+def test_private_games_cost_a_page_nothing_and_pages_never_repeat(lobby: tuple[RedisServer, Api]) -> None:
+    """A private game is in no lobby index: listing around many of them costs O(limit), and next_offset pages on.
+
+    Private games once sat in the lobby's indexes and were skipped while reading: a page cost one read per private
+    game before it, and `next_offset` (counted in listed games) re-listed games skipped past.
+    """
+    server, api = lobby
+    public = [api.create(WAITING).json["game_id"] for _ in range(3)]
+    for _ in range(GAMES // 3):
+        assert api.create(WAITING, visibility="private").status_code == 201
+    public += [api.create(WAITING).json["game_id"] for _ in range(3)]
+    seen: list[str] = []
+    path: str | None = "/v1/games?limit=2"
+    while path is not None:
+        page, cost = counted(server, api, path)
+        assert cost <= len(page["games"]) + BOUND, f"{path}: {cost} Redis commands for {len(page['games'])} games"
+        seen += [game["game_id"] for game in page["games"]]
+        offset = page["next_offset"]
+        path = None if offset is None else f"/v1/games?limit=2&offset={offset}"
+    assert seen == public[::-1]  # newest first, each public game once, no private one

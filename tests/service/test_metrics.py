@@ -18,6 +18,9 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 
 def test_metrics_count_requests_by_route_actions_ai_turns_and_active_games(api: Api) -> None:
+    # a private game is active too, though in indexes of its own (service/store.py)
+    private = api.create([{"kind": "human", "name": "Bo"}, {"kind": "ai", "level": "easy"}], visibility="private")
+    assert private.status_code == 201 and private.json["status"] == "active"
     created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=4)
     view, token = created.json, created.json["player_token"]
     api.run_ai()
@@ -43,7 +46,7 @@ def test_metrics_count_requests_by_route_actions_ai_turns_and_active_games(api: 
     first_type = view["legal_actions"][0]["type"]
     assert found[("cardroom_actions_applied_total", (("game", "durak"), ("type", first_type)))] >= 1
     assert found[("cardroom_ai_decision_seconds_count", (("game", "durak"), ("level", "easy")))] >= 1
-    assert found[("cardroom_active_games", (("game", "durak"),))] == 1
+    assert found[("cardroom_active_games", (("game", "durak"),))] == 2
     assert found[("cardroom_ai_queue_depth", ())] == 0
 
 
