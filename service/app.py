@@ -8,7 +8,7 @@ from typing import Any
 import redis
 from flask import Flask
 
-from service import config, cors, docs, errors, limits, logs, ratelimit
+from service import config, cors, docs, errors, http_metrics, limits, logs, ratelimit
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
@@ -46,7 +46,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     errors.register(app)
     logs.init_app(app)
     limits.init_app(app)  # before the rate limits: a request refused here costs Redis nothing
-    metrics.init_app(app)
+    http_metrics.init_app(app)
     store = GameStore(
         config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"],
         app.config["GAME_IDLE_TTL_SECONDS"], app.config["GAME_RETENTION_SECONDS"],

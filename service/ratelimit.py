@@ -23,7 +23,7 @@ from limits import parse_many
 
 from service.auth import bearer_token
 from service.extensions import UNLIMITED_PATHS
-from service.routes.metrics import RATE_LIMITED
+from service.http_metrics import RATE_LIMITED
 from service.store import hash_token
 
 log = logging.getLogger(__name__)

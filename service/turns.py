@@ -33,7 +33,7 @@ from engine.cards import parse_deck
 from engine.protocol import Action, Event, capabilities
 from service import clocks
 from service.config import lifetimes
-from service.metrics import count_action
+from service.game_metrics import count_action
 from service.scheduling import enqueue_once
 from service.store import GameRecord, GameStore, SeatRecord
 from service.views import stored_event

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
+from service.extensions import Blueprint
 from service.store import check_eviction_policy
 
 blp = Blueprint("health", __name__, url_prefix="", description="Probes")

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint, abort
+from flask_smorest import abort
 
 from engine import GAMES
 from engine.ai import LEVELS
+from service.extensions import Blueprint
 from service.schemas.games import RulesSchema
 
 blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="The games offered and their options")

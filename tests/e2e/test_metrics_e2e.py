@@ -15,7 +15,7 @@ pytestmark = pytest.mark.e2e
 
 def test_metrics_add_up_both_gunicorn_workers_and_include_the_rq_worker(stack: Stack) -> None:
     """prometheus-client's multiprocess mode (service/gunicorn_conf.py) sums the two gunicorn processes; the AI
-    decision time written by the worker process comes through Redis (service/metrics.py)."""
+    decision time written by the worker process comes through Redis (service/game_metrics.py)."""
     session = requests.Session()
     before = samples(session.get(f"{stack.base_url}/metrics", timeout=10).text)
     key = ("cardroom_http_requests_total", (("method", "GET"), ("route", "/healthz"), ("status", "200")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.metrics import _histograms, observe_ai_decision
+from service.game_metrics import _histograms, observe_ai_decision
 from tests.service.conftest import Api
 
 
