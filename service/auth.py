@@ -7,7 +7,6 @@ header is a spectator.
 from __future__ import annotations
 
 import math
-import secrets
 import time
 from collections import OrderedDict
 
@@ -15,7 +14,7 @@ from flask import request
 from flask_smorest import abort
 
 from service.extensions import services
-from service.store import GameRecord, hash_token, seat_for_token
+from service.store import GameRecord, seat_for_token
 
 PRESENCE_SECONDS = 10
 """A seat's `last_seen` is written at most once per this many seconds (shared/API.md presence)."""
@@ -73,9 +72,3 @@ def mark_present(record: GameRecord, seat: int) -> None:
     while len(_marked) > MARKS_KEPT:
         _marked.popitem(last=False)
     store.touch_seen(record, seat, now, PRESENCE_SECONDS)
-
-
-def new_token() -> tuple[str, str]:
-    """A fresh player token (256 random bits, URL-safe) and its stored hash."""
-    token = secrets.token_urlsafe(32)
-    return token, hash_token(token)

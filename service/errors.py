@@ -14,7 +14,8 @@ from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
-from service.rematch import NotFinished, SeatTaken
+from service.rematch import NotFinished
+from service.seating import GameFull, InviteRequired, SeatTaken
 from service.store import GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
 from service.turns import GameNotStarted, InvalidSetup, UnknownGame
 
@@ -82,6 +83,14 @@ def register(app: Flask) -> None:
     @app.errorhandler(SeatTaken)
     def seat_taken(error: SeatTaken):  # type: ignore[no-untyped-def]
         return envelope(409, "seat_taken", str(error)), 409
+
+    @app.errorhandler(GameFull)
+    def game_full(error: GameFull):  # type: ignore[no-untyped-def]
+        return envelope(409, "game_full", str(error)), 409
+
+    @app.errorhandler(InviteRequired)
+    def invite_required(error: InviteRequired):  # type: ignore[no-untyped-def]
+        return envelope(403, "invite_required", str(error)), 403
 
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]

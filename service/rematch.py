@@ -21,6 +21,7 @@ import logging
 from rq import Queue
 
 from engine.protocol import Event
+from service.seating import SeatTaken
 from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token
 from service.turns import create_game, record_change
 
@@ -50,13 +51,6 @@ class NotFinished(Exception):
     """A rematch of a game that is not finished (409 `not_finished`)."""
 
 
-class SeatTaken(Exception):
-    """The caller's seat in the rematch holds someone else (409 `seat_taken`).
-
-    It cannot happen while only this module seats players there.
-    """
-
-
 def rematch_seat(record: GameRecord, seat: int) -> int:
     """The seat that `seat` of finished game `record` takes in its rematch (`ROTATES`)."""
     return (seat + 1) % len(record.seats) if ROTATES[record.game] else seat
@@ -84,7 +78,8 @@ def join_rematch(
     Raises:
         NotFinished: `old` is not finished.
         GameNotFound: the rematch game expired.
-        SeatTaken: see the class.
+        SeatTaken: the caller's seat in the rematch holds someone else (it cannot happen while only this module
+            seats players there).
         VersionConflict: the games kept changing for `ATTEMPTS` reads.
     """
     if old.status != "finished":

@@ -7,8 +7,6 @@ service/auth.py, the `Idempotency-Key` protocol in service/idempotency.py, waiti
 
 from __future__ import annotations
 
-import dataclasses
-import hmac
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -20,8 +18,7 @@ from flask_smorest import abort
 from marshmallow import ValidationError
 
 from engine import GAMES
-from engine.protocol import Event
-from service.auth import bearer_token, mark_present, new_token, player_seat, viewer_seat
+from service.auth import bearer_token, mark_present, player_seat, viewer_seat
 from service.dispatcher import TooManyWaiters
 from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
@@ -47,13 +44,13 @@ from service.schemas.games import (
     ViewQuerySchema,
     ViewSchema,
 )
-from service.store import GameNotFound, GameRecord, GameStore, SeatRecord, VersionConflict, hash_token
-from service.turns import create_game, pending_ai, play, record_change, revive_ai_turns
+from service.seating import invitations, leave, new_seats, retried, take_seat
+from service.store import GameNotFound, GameRecord, GameStore, VersionConflict
+from service.turns import create_game, pending_ai, play, revive_ai_turns
 from service.views import event_view, game_view, with_presence
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
-JOIN_ATTEMPTS = 8
 
 # Headers in the spec (shared/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
 ETAG_HEADER = {"description": "the game's version, quoted", "schema": {"type": "string", "example": '"17"'}}
@@ -141,19 +138,9 @@ class Games(MethodView):
         in the lobby: its creator gets one `invites` code per other open seat, to share (`POST /seats` with it).
         `options.clock` (every game) adds a turn limit and/or a time bank per seat.
         """
-        seats = [
-            SeatRecord(kind="ai", name=f"AI ({spec.get('level')})", level=spec.get("level"))
-            if spec["kind"] == "ai" else SeatRecord(kind="human")
-            for spec in body["seats"]
-        ]
-        humans = [number for number, seat in enumerate(seats) if seat.kind == "human"]
-        creator = humans[0] if humans else None
-        token = None
-        if creator is not None:
-            token, seats[creator].token_hash = new_token()
-            seats[creator].name = body["seats"][creator].get("name", f"Player {creator}")
+        seats, creator, token = new_seats(body["seats"])
         private = body["visibility"] == "private"
-        codes = [new_token() for seat in seats if seat.is_open] if private else []
+        codes = invitations(seats) if private else []
         record = create_game(
             services().store, services().queue, body["game"], seats, body["options"], body.get("deck"),
             body.get("seed"), body["visibility"], [code_hash for _, code_hash in codes],
@@ -211,51 +198,13 @@ class Seats(MethodView):
         The lowest open seat unless `seat` is given. The game starts when every human seat is taken. A private
         game's seat needs one of its `invite` codes, and each code seats one player once (403 `invite_required`).
         """
-        store = services().store
-        for _ in range(JOIN_ATTEMPTS):
+        def attempt() -> tuple[GameRecord, int, str]:
             record = services().records.load(game_id)
-            invite = invite_of(record, body.get("invite"))
-            open_seats = record.open_seats()
-            if not open_seats:
-                abort(409, message="every seat of this game is taken", error="game_full")
-            seat = body.get("seat", open_seats[0])
-            if seat not in open_seats:
-                abort(409, message=f"seat {seat} is not an open human seat", error="seat_taken")
-            token, token_hash = new_token()
-            seats = [SeatRecord(**vars(entry)) for entry in record.seats]
-            seats[seat].token_hash = token_hash
-            seats[seat].name = body["name"]
-            seats[seat].invite_hash = invite
-            started = len(open_seats) == 1
-            new_record = dataclasses.replace(
-                record, seats=seats, version=record.version + 1, status="active" if started else "waiting",
-                invites=[code for code in record.invites if code != invite],
-            )
-            event = Event("seat_taken", {"seat": seat, "name": body["name"], "started": started})
-            try:
-                record_change(store, services().queue, record, new_record, event)
-            except VersionConflict:
-                continue  # someone else joined meanwhile: look at the seats again
-            return {**view_of(new_record, seat), "player_token": token}
-        abort(409, message="the game kept changing: try again", error="version_conflict")
+            return take_seat(services().store, services().queue, record, body["name"], body.get("seat"),
+                             body.get("invite"))
 
-
-def invite_of(record: GameRecord, code: str | None) -> str | None:
-    """The stored hash of `code` if it is an unused invitation of private game `record` (None for a public game).
-
-    Aborts 403 `invite_required` for a private game without a code, or with one that is wrong or used already.
-    """
-    if record.visibility != "private":
-        return None
-    presented = hash_token(code) if code else ""
-    found = None
-    for stored in record.invites:
-        if hmac.compare_digest(stored, presented):  # constant time, like tokens (service/store.py)
-            found = stored
-    if found is None:
-        abort(403, message="this game is private: its seats are taken with an unused invitation code from its "
-              "creator", error="invite_required")
-    return found
+        record, seat, token = retried(attempt)
+        return {**view_of(record, seat), "player_token": token}
 
 
 @blp.route("/<game_id>")
@@ -489,40 +438,11 @@ class Leave(MethodView):
         is active, leaving is resigning (Talmut: the easy AI plays your seat on, talmut.md §3.17). Leaving again
         once your Talmut seat is the AI's changes nothing.
         """
-        store = services().store
-        for _ in range(JOIN_ATTEMPTS):
+        def attempt() -> dict[str, Any]:
             record = services().records.load(game_id)
-            seat = player_seat(record)
-            try:
-                return self.leave(store, record, seat)
-            except VersionConflict:
-                continue  # a move or a seat taken meanwhile: judge the request again
-        abort(409, message="the game kept changing: try again", error="version_conflict")
+            return leave(services().store, services().queue, record, player_seat(record))
 
-    @staticmethod
-    def leave(store: GameStore, record: GameRecord, seat: int) -> dict[str, Any]:
-        """One attempt at leaving `record` from `seat`; raises VersionConflict when another write landed first."""
-        outcome = {"game_id": record.game_id, "seat": seat}
-        if record.status == "finished":
-            abort(409, message="the game is finished", error="game_finished")
-        if record.status == "active":
-            if record.seats[seat].kind == "ai":  # resigned already: the AI plays the seat (talmut.md §3.17)
-                return {**outcome, "outcome": "resigned", "version": record.version}
-            left = play(store, services().queue, record, seat, {"type": "resign"}, [Event("left", {"seat": seat})])
-            return {**outcome, "outcome": "resigned", "version": left.version}
-        others = [number for number, entry in enumerate(record.seats)
-                  if number != seat and entry.kind == "human" and not entry.is_open]
-        if not others:
-            store.delete(record.game_id, record.version)
-            return {**outcome, "outcome": "game_deleted", "version": None}
-        seats = [dataclasses.replace(entry) for entry in record.seats]
-        seats[seat] = SeatRecord(kind="human")
-        code = record.seats[seat].invite_hash
-        invites = record.invites + ([code] if code is not None else [])
-        freed = dataclasses.replace(record, seats=seats, version=record.version + 1, invites=invites)
-        record_change(store, services().queue, record, freed, Event("left", {"seat": seat}))
-        store.forget_seen(record.game_id, seat)
-        return {**outcome, "outcome": "seat_freed", "version": freed.version}
+        return retried(attempt)
 
 
 @blp.route("/<game_id>/rematch")
