@@ -30,7 +30,7 @@ from rq import Queue
 from engine import GAMES
 from engine.protocol import capabilities
 from service.scheduling import enqueue_once
-from service.store import GameRecord
+from service.store import GameRecord, Status
 
 OPTION = "clock"
 """The key of `options` that holds the clock: it is the service's, never passed to a game's `parse_options`."""
@@ -79,7 +79,7 @@ def must_act(record: GameRecord, seat: int) -> bool:
 
 def charged_seats(record: GameRecord) -> list[int]:
     """The seats whose clock runs at `record`: human seats of an active game that must act (`must_act`)."""
-    if record.status != "active" or config_of(record) is None:
+    if record.status != Status.ACTIVE or config_of(record) is None:
         return []
     to_act = GAMES[record.game].to_act(record.engine_state())
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "human" and must_act(record, seat)]
@@ -131,7 +131,7 @@ def next_clock(
 def deadlines(record: GameRecord) -> dict[int, float]:
     """The Unix time at which each charged seat of `record` times out: `since + min(turn_seconds, bank)`."""
     config = config_of(record)
-    if config is None or record.clock is None or record.status != "active":
+    if config is None or record.clock is None or record.status != Status.ACTIVE:
         return {}
     return {
         int(seat): started + config.limit(record.clock["banks"].get(seat))

@@ -22,7 +22,7 @@ from rq import Queue
 
 from engine.protocol import Event
 from service.seating import SeatTaken
-from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token
+from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
 from service.turns import create_game, record_change
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def join_rematch(
             seats players there).
         VersionConflict: the games kept changing for `ATTEMPTS` reads.
     """
-    if old.status != "finished":
+    if old.status != Status.FINISHED:
         raise NotFinished("only a finished game can be played again")
     new_token = rematch_token(token, old.game_id)
     new_hash = hash_token(new_token)
@@ -107,7 +107,7 @@ def join_rematch(
         seats[place].token_hash, seats[place].name = new_hash, old.seats[seat].name
         started = len(record.open_seats()) == 1
         joined = dataclasses.replace(
-            record, seats=seats, version=record.version + 1, status="active" if started else "waiting"
+            record, seats=seats, version=record.version + 1, status=Status.ACTIVE if started else Status.WAITING
         )
         event = Event("seat_taken", {"seat": place, "name": seats[place].name, "started": started})
         try:

@@ -17,7 +17,7 @@ from rq import Queue
 
 from engine import GameFinished
 from engine.protocol import Event
-from service.store import GameRecord, GameStore, SeatRecord, VersionConflict, hash_token
+from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
 from service.turns import play, record_change
 
 ATTEMPTS = 8
@@ -111,7 +111,7 @@ def take_seat(
     seats[seat].token_hash, seats[seat].name, seats[seat].invite_hash = token_hash, name, invite_hash
     started = len(open_seats) == 1
     new_record = dataclasses.replace(
-        record, seats=seats, version=record.version + 1, status="active" if started else "waiting",
+        record, seats=seats, version=record.version + 1, status=Status.ACTIVE if started else Status.WAITING,
         invites=[code for code in record.invites if code != invite_hash],
     )
     record_change(store, queue, record, new_record, Event("seat_taken", {"seat": seat, "name": name,
@@ -131,9 +131,9 @@ def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict
         VersionConflict: another write landed first (`retried` judges the request again).
     """
     outcome = {"game_id": record.game_id, "seat": seat}
-    if record.status == "finished":
+    if record.status == Status.FINISHED:
         raise GameFinished("the game is finished")
-    if record.status == "active":
+    if record.status == Status.ACTIVE:
         if record.seats[seat].kind == "ai":  # resigned already: the AI plays the seat (talmut.md §3.17)
             return {**outcome, "outcome": "resigned", "version": record.version}
         left = play(store, queue, record, seat, {"type": "resign"}, [Event("left", {"seat": seat})])

@@ -30,6 +30,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any, cast
 
 import redis
@@ -38,7 +39,15 @@ from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
-STATUSES = ("waiting", "active", "finished")
+class Status(StrEnum):
+    """A game's status (shared/API.md "Game lifecycle"): stored and sent as its string value."""
+
+    WAITING = "waiting"  # some human seat is open
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+STATUSES = tuple(Status)
 
 # One atomic step: compare the version, write the record, append the events, renew the game's lifetime (ARGV[4]
 # seconds, README "Limits and lifetimes"; its presence hash too), publish (shared/API.md versions). Nothing is
@@ -312,7 +321,7 @@ class GameStore:
 
     def ttl_of(self, record: GameRecord) -> int:
         """Seconds the keys of `record` live after this write: the retention time once finished, else the idle time."""
-        return self.retention_seconds if record.status == "finished" else self.idle_ttl_seconds
+        return self.retention_seconds if record.status == Status.FINISHED else self.idle_ttl_seconds
 
     def _key(self, game_id: str, part: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:{part}"
@@ -525,7 +534,7 @@ class GameStore:
         now = time.time()
         with self.client.pipeline(transaction=False) as pipe:
             for private in (False, True):
-                pipe.zrangebyscore(self.index_key("active", None, private), now, "+inf")
+                pipe.zrangebyscore(self.index_key(Status.ACTIVE, None, private), now, "+inf")
             public, private_ids = pipe.execute()
         return [game_id.decode() for game_id in [*public, *private_ids]]
 

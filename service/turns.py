@@ -35,7 +35,7 @@ from service import clocks
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.scheduling import enqueue_once
-from service.store import GameRecord, GameStore, SeatRecord
+from service.store import GameRecord, GameStore, SeatRecord, Status
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -115,7 +115,7 @@ def create_game(
         game_id=uuid.uuid4().hex,
         game=game.ID,
         version=1,
-        status="waiting" if any(seat.is_open for seat in seats) else "active",
+        status=Status.WAITING if any(seat.is_open for seat in seats) else Status.ACTIVE,
         created_at=time.time(),
         seats=seats,
         options=options,
@@ -154,9 +154,9 @@ def play(
         IllegalAction: the rules forbid `action` now.
         VersionConflict: another write landed first; nothing was changed.
     """
-    if record.status == "finished":
+    if record.status == Status.FINISHED:
         raise GameFinished("the game is finished")
-    if record.status == "waiting":
+    if record.status == Status.WAITING:
         raise GameNotStarted("the game has not started: human seats are still open")
     game = GAMES[record.game]
     # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
@@ -168,7 +168,7 @@ def play(
         version=record.version + 1,
         seats=handed_to_ai(record, state),
         state=game.dump_state(state),
-        status="finished" if result else "active",
+        status=Status.FINISHED if result else Status.ACTIVE,
         result=result.to_json() if result else None,
         ai_delays_since=ai_delays_since(record, state, time.time()),
     )
@@ -241,7 +241,7 @@ def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, 
 
 def ai_seats_to_act(record: GameRecord) -> list[int]:
     """The AI seats that may act now in an active game."""
-    if record.status != "active":
+    if record.status != Status.ACTIVE:
         return []
     to_act = GAMES[record.game].to_act(record.engine_state())
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]

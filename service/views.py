@@ -13,7 +13,7 @@ from engine.ai import SeatView
 from engine.protocol import Event
 from engine.redaction import event_for
 from service.clocks import clock_view, utc_iso
-from service.store import GameRecord
+from service.store import GameRecord, Status
 
 
 def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> dict[str, Any]:
@@ -43,7 +43,7 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
     state_json = None
     to_act: list[int] = []
     legal: list[dict[str, Any]] = []
-    if record.status != "waiting":
+    if record.status != Status.WAITING:
         state = record.engine_state()
         # CPU-bound like `turns.play` (no yield to gevent's loop), bounded by one game's size; once per version
         # and seat in a process, however many clients it wakes

@@ -15,8 +15,8 @@ from engine.ai import SeatView, choose_action
 from engine.ai.search import BUDGETS
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
-from service.metrics import observe_ai_decision
-from service.store import GameNotFound, GameRecord, GameStore, VersionConflict
+from service.game_metrics import observe_ai_decision
+from service.store import GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
 
@@ -74,7 +74,7 @@ def current_game(key_prefix: str, game_id: str, expected_version: int) -> tuple[
         record = store.load(game_id)
     except GameNotFound:
         return job, store, "gone"
-    if record.version != expected_version or record.status != "active":
+    if record.version != expected_version or record.status != Status.ACTIVE:
         return job, store, "stale"
     return job, store, record
 
@@ -114,7 +114,7 @@ def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException 
         record = store.load(game_id)
     except GameNotFound:
         return
-    if record.version != expected_version or record.status != "active":
+    if record.version != expected_version or record.status != Status.ACTIVE:
         return
     view = ai_seat_view(record, seat)
     if not view["legal_actions"]:

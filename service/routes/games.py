@@ -45,7 +45,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import GameNotFound, GameRecord, GameStore, VersionConflict
+from service.store import GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import create_game, pending_ai, play, revive_ai_turns
 from service.views import event_view, game_view, with_presence
 
@@ -298,7 +298,7 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
                 data = json.dumps(schema.dump(view_of(record, seat)), separators=(",", ":"))
                 yield f"id: {record.version}\nevent: view\ndata: {data}\n\n"
                 sent = record.version
-            if record.status == "finished" and sent >= record.version:
+            if record.status == Status.FINISHED and sent >= record.version:
                 return
             if seat is not None:
                 mark_present(record, seat)  # a player holding a stream is here (its one request is long)
@@ -375,7 +375,7 @@ class Actions(MethodView):
     @staticmethod
     def play(store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
         """Check the request against the game (finished, action shape, resigned seat, If-Match), then play it."""
-        if record.status == "finished":
+        if record.status == Status.FINISHED:
             abort(409, message="the game is finished", error="game_finished")
         try:
             action = ACTION_SCHEMAS[record.game]().load(body)
