@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -87,3 +88,30 @@ def test_a_worker_refused_by_redis_exits_instead_of_waiting(make_redis) -> None:
     worker = subprocess.run([sys.executable, "-m", "worker"], cwd=REPO, env=environment, capture_output=True,
                             text=True, timeout=120)
     assert worker.returncode != 0 and "Authentication required" in worker.stderr, worker.stderr[-2000:]
+
+
+def test_a_long_poll_held_when_redis_freezes_answers_after_its_wait(make_stack, own_redis: RedisServer) -> None:  # type: ignore[no-untyped-def]
+    """README "Limits and lifetimes": a long-poll already held when Redis stops answering (SIGSTOP) is answered
+    after its `wait` (plus at most the Redis timeouts): 304 from this process's copy of the game, or 503
+    `store_unavailable` with `Retry-After`; never a hang, an empty reply or another error."""
+    stack = make_stack()
+    created = requests.post(f"{stack.base_url}/v1/games", json={
+        "game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}]}, timeout=20)
+    assert created.status_code == 201, created.text
+    game_url = f"{stack.base_url}/v1/games/{created.json()['game_id']}"
+    version = created.json()["version"]
+    wait = 3
+    with ThreadPoolExecutor(1) as pool:
+        held = pool.submit(requests.get, game_url, params={"after_version": version, "wait": wait},
+                           timeout=10 * (wait + 4))  # a hang guard: ten times the documented bound
+        time.sleep(1)  # the long-poll is held (it answers nothing before its wait runs out)
+        own_redis.pause()
+        try:
+            answer = held.result()
+        finally:
+            own_redis.resume()
+    assert answer.status_code in (304, 503), answer.text
+    if answer.status_code == 503:
+        assert answer.json()["error"] == "store_unavailable" and answer.headers["Retry-After"] == "1"
+    else:
+        assert answer.headers["ETag"] == f'"{version}"' and answer.content == b""
