@@ -10,6 +10,7 @@
 """
 
 import os
+import resource
 import shutil
 import tempfile
 from pathlib import Path
@@ -49,14 +50,38 @@ control_socket_disable = True
 _temporary_dir: str | None = None
 
 
+def raise_open_files_limit(needed: int) -> tuple[int, int]:
+    """Raise this process's soft limit of open files (RLIMIT_NOFILE) to `needed`, at most to the hard limit.
+
+    Each held connection is a file descriptor: `worker_connections` clients need that many and more, while the
+    usual soft default is 1,024 (the hard one far higher), so without it a process runs out of descriptors long
+    before `MAX_WAITERS`. Forked workers inherit the limit. Returns the new (soft, hard) limits.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if wanted > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        soft = wanted
+    return soft, hard
+
+
+OPEN_FILES_HEADROOM = 1000
+"""Descriptors beyond the connections: Redis connections, the metrics files, logs, modules."""
+
+
 def on_starting(server: object) -> None:
-    """Before any worker forks: give them one clean prometheus-client multiprocess directory.
+    """Before any worker forks: room for every connection, and one clean prometheus-client multiprocess directory.
 
     `PROMETHEUS_MULTIPROC_DIR` names an existing directory without stale `*.db` files, so every worker, and every
     restart, starts from zero. Without the variable a fresh temporary directory is chosen (under /tmp, which the
     Helm chart mounts as an emptyDir).
     """
     global _temporary_dir
+    soft, hard = raise_open_files_limit(worker_connections + OPEN_FILES_HEADROOM)
+    if soft < worker_connections:
+        server.log.warning(  # type: ignore[attr-defined]
+            "open files limited to %d (hard limit %d): a process holds at most about that many connections, fewer "
+            "than MAX_WAITERS allows; raise the hard limit (ulimit -Hn, LimitNOFILE=) to serve more", soft, hard)
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not directory:
         directory = _temporary_dir = tempfile.mkdtemp(prefix="cardroom-metrics-")

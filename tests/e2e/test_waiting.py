@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import resource
 import select
 import signal
 import socket
@@ -268,4 +269,27 @@ def test_sigterm_answers_every_held_long_poll_and_ends_streams() -> None:
     finally:
         for connection in waiting:
             connection.close()
+        stop_stack(running)
+
+
+def test_a_web_process_may_open_a_file_for_every_waiter() -> None:
+    """Started with the usual soft limit of 1,024 open files, each web process raises it to what `MAX_WAITERS`
+    waiting connections need (up to the hard limit): each held connection is a file descriptor."""
+    import psutil
+
+    from service.gunicorn_conf import OPEN_FILES_HEADROOM, worker_connections
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+    try:
+        running = start_stack(label="nofile", with_worker=False)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        wanted = worker_connections + OPEN_FILES_HEADROOM
+        expected = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        web = psutil.Process(running.processes[0].pid).children()
+        assert len(web) == 2
+        assert [process.rlimit(psutil.RLIMIT_NOFILE)[0] for process in web] == [expected, expected]
+    finally:
         stop_stack(running)
