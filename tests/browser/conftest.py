@@ -1,5 +1,6 @@
 """The browser table in real Chromium (Debian's `/usr/bin/chromium`, or `CHROMIUM_PATH`) through Playwright, against
-one real server for the session: gunicorn with the production config and an RQ worker (tests/e2e/stack.py).
+one real `cardroom serve` for the session, as a new user starts it (README "Quick start": its own embedded Redis,
+gunicorn with the production config and an RQ worker).
 
 Every page a test opens must log no console error and throw no exception. Screenshots go to
 `test-artifacts/screenshots/` (README "The browser table").
@@ -7,13 +8,22 @@ Every page a test opens must log no console error and throw no exception. Screen
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.chromium import CHROMIUM, MISSING
-from tests.e2e.stack import Stack, start_stack, stop_stack
+from tests.e2e.stack import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
@@ -30,13 +40,53 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.skip(reason=MISSING))
 
 
+START_SECONDS = 120.0
+"""Hang guard: `cardroom serve` answers within a few seconds here (Redis, then gunicorn importing the app)."""
+
+
+@dataclass
+class Served:
+    """A running `cardroom serve` and where its output goes."""
+
+    base_url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
 @pytest.fixture(scope="session")
-def server() -> Iterator[Stack]:
-    running = start_stack(label="browser")
+def server() -> Iterator[Served]:
+    """`cardroom serve` without `REDIS_URL` on a free port, its data in a temporary folder; Ctrl-C'd afterwards."""
+    data = Path(tempfile.mkdtemp(prefix="cardroom-browser-"))
+    port = free_port()
+    environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    with open(data / "serve.log", "wb") as log:  # a file, never a pipe nobody reads: its access log would block
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data / "data")],
+            env=environment, process_group=0, stdout=log, stderr=subprocess.STDOUT,
+        )
+    served = Served(f"http://127.0.0.1:{port}", process, data / "serve.log")
     try:
-        yield running
+        deadline = time.monotonic() + START_SECONDS
+        while not ready(served.base_url):
+            assert process.poll() is None and time.monotonic() < deadline, served.log.read_text()[-3000:]
+            time.sleep(0.2)
+        yield served
     finally:
-        stop_stack(running)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C, as in a terminal
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def ready(base_url: str) -> bool:
+    """Whether the server answers `/readyz` with 200."""
+    try:
+        return requests.get(f"{base_url}/readyz", timeout=5).status_code == 200
+    except requests.ConnectionError:
+        return False
 
 
 class Console:
