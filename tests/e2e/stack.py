@@ -63,6 +63,7 @@ class Stack:
     logs: dict[str, Path] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
     log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-stack-")))
+    source: Path = REPO  # the checkout whose code the processes run
 
     @property
     def workers(self) -> list[subprocess.Popen[bytes]]:
@@ -86,11 +87,13 @@ def start_stack(
     redis_url: str | None = None,
     workers: int = 1,
     environment: dict[str, str] | None = None,
+    source: Path = REPO,
 ) -> Stack:
     """Start gunicorn with `-c python:service.gunicorn_conf` (2 workers) serving `app`, plus `workers` times
     `python -m worker` (none without `with_worker`), on `redis_url` (default REDIS_URL, else the local server).
 
-    `environment` adds settings (e.g. `AI_JOB_STALE_SECONDS`) for every process. Output goes to temp files
+    `environment` adds settings (e.g. `AI_JOB_STALE_SECONDS`) for every process; `source` is the checkout whose
+    code runs (another commit's worktree, for a benchmark side by side). Output goes to temp files
     (`Stack.logs`). Waits until `ready_path` answers 200.
 
     Raises:
@@ -103,6 +106,7 @@ def start_stack(
         redis_url=redis_url or os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         prefix=unique,
         queue=unique,
+        source=source,
     )
     stack.environment = dict(
         os.environ,
@@ -131,8 +135,8 @@ def start_process(stack: Stack, name: str, command: list[str]) -> subprocess.Pop
     its own, so that a test can kill a worker together with its work horse and scheduler, like a lost pod."""
     stack.logs[name] = stack.log_dir / f"{name}.log"
     with open(stack.logs[name], "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=stack.environment, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(command, cwd=stack.source, env=stack.environment, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
     stack.processes.append(process)
     return process
 
