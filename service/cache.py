@@ -57,11 +57,28 @@ class RecordCache:
                 del self._reading[game_id]
             done.set()
 
+    def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
+        """`GameStore.listing`, reusing the records this process holds; the records read are kept.
+
+        A lobby page asked for again decodes nothing and builds no view again (each record keeps its views).
+        """
+        records, more = self.store.listing(status, game, offset, limit, self._records.get)
+        with self._lock:
+            for record in records:
+                self._keep(record)
+        return records, more
+
     def _read(self, game_id: str) -> GameRecord:
         record = self.store.load(game_id, self._records.get(game_id))
         with self._lock:
-            self._records[record.game_id] = record
-            self._records.move_to_end(record.game_id)
-            while len(self._records) > self.size:
-                self._records.popitem(last=False)
+            self._keep(record)
         return record
+
+    def _keep(self, record: GameRecord) -> None:
+        # under self._lock; a newer record of the game already here (a concurrent read) is not replaced
+        current = self._records.get(record.game_id)
+        if current is None or current.version <= record.version:
+            self._records[record.game_id] = record
+        self._records.move_to_end(record.game_id)
+        while len(self._records) > self.size:
+            self._records.popitem(last=False)

@@ -28,7 +28,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, cast
@@ -486,8 +486,14 @@ class GameStore:
         """All stored events of the game, oldest first."""
         return [json.loads(item) for item in self.client.lrange(self._key(game_id, "events"), 0, -1)]
 
-    def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
+    def listing(
+        self, status: str, game: str | None, offset: int, limit: int,
+        known: Callable[[str], GameRecord | None] = lambda game_id: None,
+    ) -> tuple[list[GameRecord], bool]:
         """Up to `limit` records of games with `status` (and of `game`) after the first `offset`; more to come?
+
+        `known(game_id)` is a record of the game read before (service/cache.py), used instead of decoding the
+        stored one again when it is still current.
 
         Most recently written first. O(limit) whatever the number of games or the offset: one range by rank of the
         index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
@@ -505,10 +511,12 @@ class GameStore:
             live = [game_id.decode() for game_id, expires in entries if expires > now]
             with self.client.pipeline(transaction=False) as pipe:
                 for game_id in live:
-                    pipe.hget(self._key(game_id, "game"), "record")
-                texts = pipe.execute()
-            for game_id, text in zip(live, texts, strict=True):
-                record = None if text is None else GameRecord.from_json(text)
+                    pipe.hmget(self._key(game_id, "game"), ["version", "record"])
+                stored = pipe.execute()
+            for game_id, (version, text) in zip(live, stored, strict=True):
+                record = None if text is None else known(game_id)
+                if text is not None and (record is None or record.version != int(version)):
+                    record = GameRecord.from_json(text)
                 if record is None:
                     self.forget(game_id)  # expired a moment ago
                 elif record.status != status:

@@ -163,8 +163,8 @@ class Games(MethodView):
         page: list[GameRecord] = []
         has_more = False
         if query.get("game") is None or query["game"] in GAMES:
-            page, has_more = services().store.listing(query["status"], query.get("game"), query["offset"],
-                                                      query["limit"])
+            page, has_more = services().records.listing(query["status"], query.get("game"), query["offset"],
+                                                        query["limit"])
         return {
             "games": [
                 {

@@ -6,7 +6,7 @@ import threading
 import time
 
 from service.cache import RecordCache
-from service.store import GameStore
+from service.store import GameRecord, GameStore
 from tests.service.conftest import Api
 
 HANG_GUARD_SECONDS = 30
@@ -42,3 +42,30 @@ def test_waiters_of_one_game_share_one_read_and_other_games_do_not_wait(api: Api
         thread.join(HANG_GUARD_SECONDS)
     assert reads == [first, second]  # one read of the first game for its 20 waiters
     assert len(results) == 20 and all(record is results[0] and record.version == version for record in results)
+
+
+def test_a_lobby_page_asked_again_decodes_only_the_games_that_moved(api: Api, monkeypatch) -> None:
+    """The lobby reuses the records this process holds: a page read twice decodes nothing the second time, and a
+    game that moved meanwhile is decoded again and listed at its new version."""
+    game_ids = [api.create_humans()[0] for _ in range(3)]
+    moved, tokens = api.create_humans()
+    decoded: list[str] = []
+    from_json = GameRecord.from_json
+
+    def counting(text):  # type: ignore[no-untyped-def]
+        record = from_json(text)
+        decoded.append(record.game_id)
+        return record
+
+    monkeypatch.setattr(GameRecord, "from_json", staticmethod(counting))
+    first = api.request("GET", "/v1/games?status=active").json["games"]
+    assert sorted(game["game_id"] for game in first) == sorted([*game_ids, moved])
+    decoded.clear()
+    assert api.request("GET", "/v1/games?status=active").json["games"] == first
+    assert decoded == []
+    seat = api.view(moved, tokens[0]).json["to_act"][0]
+    view = api.view(moved, tokens[seat]).json
+    assert api.act(moved, tokens[seat], view["legal_actions"][0]).status_code == 200
+    decoded.clear()
+    listed = {game["game_id"]: game["version"] for game in api.request("GET", "/v1/games?status=active").json["games"]}
+    assert decoded == [moved] and listed[moved] == view["version"] + 1
