@@ -3,12 +3,14 @@
 Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state, seat, history)`, the seat's
 view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
 `service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
-medium-easy. Two-seat games swap seats every other game; Talmut seats the first level once at a table of 3 with
+medium-easy; with `--lowest`, every level against the `lowest` baseline (bench/lowest.py: Durak, Svoi Koziri,
+Tadmur). Two-seat games swap seats every other game; Talmut seats the first level once at a table of 3 with
 two of the second (the issue's "hard vs two random"), rotating its seat, and counts a win when the first level
 has the best (lowest, ties shared) final total.
 
 A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
-and pairing, the first level's win rate with a 95% Wilson interval, and p50/p95 decision times per level.
+and pairing, the first level's win rate and score (a win 1, a draw ½) with 95% Wilson intervals, and p50/p95
+decision times per level.
 
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 
@@ -26,13 +28,19 @@ import random
 import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-from engine.ai import choose_action, history_entry, seat_view
+from engine.ai import SeatView, choose_action, history_entry, seat_view
 from engine.games import GAMES
-from engine.protocol import capabilities
+from engine.protocol import Action, capabilities
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lowest import POLICIES, lowest  # noqa: E402 - the baseline beside this script
 
 PAIRINGS = [("hard", "random"), ("hard", "easy"), ("hard", "medium"), ("medium", "easy")]
+AGAINST_LOWEST = [(level, "lowest") for level in ("random", "easy", "medium", "hard")]
+"""`--lowest`: every level against the `lowest` baseline (bench/lowest.py), in the games it plays."""
 MAX_ACTIONS = 20_000
 
 
@@ -81,7 +89,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         for seat in [s for s in to_act if s not in must] + must:
             view = seat_view(game_id, state, seat, histories[seat])
             started = time.perf_counter()
-            action = choose_action(view, levels[seat], random.Random(rng.random()))
+            action = decide(view, levels[seat], random.Random(rng.random()))
             times[levels[seat]].append(time.perf_counter() - started)
             if action is not None:
                 move = (seat, action)
@@ -108,6 +116,11 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     }
 
 
+def decide(view: SeatView, level: str, rng: random.Random) -> Action | None:
+    """The move of `level`, one of the offered levels (engine/ai) or the `lowest` baseline."""
+    return lowest(view, rng) if level == "lowest" else choose_action(view, level, rng)
+
+
 def percentile(values: list[float], q: float) -> float:
     """The `q` quantile (0..1) of `values`, nearest rank."""
     ordered = sorted(values)
@@ -125,6 +138,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--only", default="", help="comma-separated game ids (default: all four)")
     parser.add_argument("--pairings", default="", help='e.g. "hard-random,hard-medium" (default: all four)')
+    parser.add_argument("--lowest", action="store_true",
+                        help="play every level against the lowest baseline (Durak, Svoi Koziri, Tadmur)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default="", help="also write the raw per-game results here")
     parser.add_argument(
@@ -140,8 +155,9 @@ def main(argv: list[str] | None = None) -> None:
                 return counts[key]
         return int(args.games)
 
-    games = args.only.split(",") if args.only else sorted(GAMES)
-    pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else PAIRINGS
+    games = args.only.split(",") if args.only else sorted(POLICIES if args.lowest else GAMES)
+    pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else (
+        AGAINST_LOWEST if args.lowest else PAIRINGS)
     tasks = [
         (game_id, strong, weak, index)
         for game_id in games
@@ -162,17 +178,22 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.json, "w") as handle:
             json.dump(results, handle)
     print(f"{len(results)} of {len(tasks)} games in {elapsed:.0f} s with {args.processes} processes\n")
-    print("| game | pairing | games | first level wins | win rate | 95% CI (Wilson) | draws | shared best |")
-    print("|---|---|---:|---:|---:|---|---:|---:|")
+    print("| game | pairing | games | first level wins | win rate | 95% CI (Wilson) | draws | score | score 95% CI "
+          "| shared best |")
+    print("|---|---|---:|---:|---:|---|---:|---:|---|---:|")
     for game_id in games:
         for strong, weak in pairings:
             rows = [r for r in results if r["game"] == game_id and r["pairing"] == f"{strong}-{weak}"]
             wins = sum(r["win"] for r in rows)
             low, high = wilson(wins, len(rows))
+            draws = sum(r["draw"] for r in rows)
+            score = wins + draws / 2
+            score_low, score_high = wilson(score, len(rows))
             label = f"{strong} vs 2 {weak}" if GAMES[game_id].SEATS.start > 2 else f"{strong} vs {weak}"
             print(
                 f"| {game_id} | {label} | {len(rows)} | {wins:.0f} | {wins / max(1, len(rows)):.0%} | "
-                f"{low:.0%}–{high:.0%} | {sum(r['draw'] for r in rows)} | {sum(r['shared'] for r in rows)} |"
+                f"{low:.0%}–{high:.0%} | {draws} | {score / max(1, len(rows)):.0%} | {score_low:.0%}–{score_high:.0%} "
+                f"| {sum(r['shared'] for r in rows)} |"
             )
     print("\n| game | level | decisions | p50 ms | p95 ms | max ms |")
     print("|---|---|---:|---:|---:|---:|")
@@ -182,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
             if r["game"] == game_id:
                 for level, values in r["times"].items():
                     by_level[level].extend(values)
-        for level in ("random", "easy", "medium", "hard"):
+        for level in ("lowest", "random", "easy", "medium", "hard"):
             values = by_level.get(level, [])
             if values:
                 print(
