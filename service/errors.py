@@ -27,6 +27,17 @@ STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     GameFinished: 409,
 }
 
+REFUSALS: dict[type[Exception], tuple[int, str]] = {
+    GameNotStarted: (409, "game_not_started"),
+    UnknownGame: (404, "unknown_game"),
+    InvalidSetup: (422, "invalid_request"),
+    NotFinished: (409, "not_finished"),
+    SeatTaken: (409, "seat_taken"),
+    GameFull: (409, "game_full"),
+    InviteRequired: (403, "invite_required"),
+}
+"""The service's refusals of a request (status, `error`); their message is the exception's."""
+
 # `Retry-After` of a 503 `store_unavailable`: Redis restarts or fails over within seconds.
 RETRY_AFTER_SECONDS = 1
 # `Retry-After` of a 503 `store_full`: memory comes back as games expire or an operator adds some, not at once.
@@ -64,33 +75,12 @@ def register(app: Flask) -> None:
     def game_not_found(error: GameNotFound):  # type: ignore[no-untyped-def]
         return envelope(404, "game_not_found", f"no game {error}"), 404
 
-    @app.errorhandler(GameNotStarted)
-    def game_not_started(error: GameNotStarted):  # type: ignore[no-untyped-def]
-        return envelope(409, "game_not_started", str(error)), 409
+    def refused(error: Exception):  # type: ignore[no-untyped-def]
+        status, code = REFUSALS[type(error)]
+        return envelope(status, code, str(error)), status
 
-    @app.errorhandler(UnknownGame)
-    def unknown_game(error: UnknownGame):  # type: ignore[no-untyped-def]
-        return envelope(404, "unknown_game", str(error)), 404
-
-    @app.errorhandler(InvalidSetup)
-    def invalid_setup(error: InvalidSetup):  # type: ignore[no-untyped-def]
-        return envelope(422, "invalid_request", str(error)), 422
-
-    @app.errorhandler(NotFinished)
-    def not_finished(error: NotFinished):  # type: ignore[no-untyped-def]
-        return envelope(409, "not_finished", str(error)), 409
-
-    @app.errorhandler(SeatTaken)
-    def seat_taken(error: SeatTaken):  # type: ignore[no-untyped-def]
-        return envelope(409, "seat_taken", str(error)), 409
-
-    @app.errorhandler(GameFull)
-    def game_full(error: GameFull):  # type: ignore[no-untyped-def]
-        return envelope(409, "game_full", str(error)), 409
-
-    @app.errorhandler(InviteRequired)
-    def invite_required(error: InviteRequired):  # type: ignore[no-untyped-def]
-        return envelope(403, "invite_required", str(error)), 403
+    for refusal in REFUSALS:
+        app.register_error_handler(refusal, refused)
 
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]

@@ -29,7 +29,7 @@ import pytest
 import requests
 
 from tests.e2e.stack import REPO, free_port
-from tests.service.test_outage import RedisServer
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.e2e
 
@@ -156,21 +156,10 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Docker, st
         docker.stop()
 
 
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    """The URL of a redis-server of the test's own, on the loopback (the containers use the host's network)."""
-    server = RedisServer()
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.kill()
-
-
-def test_the_image_runs_web_and_worker_as_users_would(image: tuple[Docker, str], redis_url: str) -> None:
+def test_the_image_runs_web_and_worker_as_users_would(image: tuple[Docker, str], own_redis: RedisServer) -> None:
     docker, tag = image
     port = free_port()
-    settings = ["-e", f"REDIS_URL={redis_url}", "-e", f"CARDROOM_BIND=127.0.0.1:{port}"]
+    settings = ["-e", f"REDIS_URL={own_redis.url}", "-e", f"CARDROOM_BIND=127.0.0.1:{port}"]
     # the image's own healthcheck command, checked every second instead of every 30 s so the test need not wait
     common = ["run", "-d", "--network", "host", "--read-only", "--tmpfs", "/tmp", *settings]
     web = docker.run(*common, "--health-interval", "1s", "--health-start-period", "60s", tag).stdout.strip()

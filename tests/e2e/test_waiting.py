@@ -204,23 +204,12 @@ def test_a_thousand_idle_connections_do_not_delay_other_clients(stack: Stack) ->
             connection.close()
 
 
-@pytest.fixture
-def own_redis() -> Iterator[str]:
-    """A redis-server of this test's own on a free loopback port (its client list is this stack's alone)."""
-    server = RedisServer()
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.kill()
-
-
-def test_redis_connections_do_not_grow_with_the_number_of_waiters(own_redis: str, monkeypatch) -> None:
+def test_redis_connections_do_not_grow_with_the_number_of_waiters(own_redis: RedisServer, monkeypatch) -> None:
     """One pub/sub connection per process (issue 14 §2), and a bounded pool for everything else."""
-    monkeypatch.setenv("REDIS_URL", own_redis)
+    monkeypatch.setenv("REDIS_URL", own_redis.url)
     monkeypatch.setenv("REDIS_MAX_CONNECTIONS", "8")
     running = start_stack(label="connections", with_worker=False)
-    client = redis.Redis.from_url(own_redis)
+    client = redis.Redis.from_url(own_redis.url)
     try:
         def connections_while_waiting(count: int) -> int:
             game_id, _, view = two_human_game(running.base_url)
