@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> None:
         return int(args.games)
 
     games = args.only.split(",") if args.only else sorted(POLICIES if args.lowest else GAMES)
+    uses_lowest = args.lowest or "lowest" in args.pairings.replace(",", "-").split("-")
+    if uses_lowest and not set(games) <= set(POLICIES):
+        parser.error(f"the lowest baseline plays {', '.join(sorted(POLICIES))} only")
     pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else (
         AGAINST_LOWEST if args.lowest else PAIRINGS)
     tasks = [

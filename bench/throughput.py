@@ -216,13 +216,14 @@ def main() -> None:
         get_plans: dict[str, list[list[Request]]] = {target: [] for target in [*apps, "bare"]}
         client = redis.Redis.from_url(stacks["bare"].redis_url)
         for number in range(plans_per_phase):
+            views = {}
             for app in apps:
                 base = stacks[app].base_url
-                game_id, tokens, view = new_human_game(base, table, number)
+                game_id, tokens, views[app] = new_human_game(base, table, number)
                 get_plans[app].append([("GET", f"{base}/v1/games/{game_id}", {"Authorization": f"Bearer {tokens[0]}"},
                                         None)])
-            # The bare app serves a copy of a real view, so both answer bodies of about the same size.
-            client.set(f"{stacks['bare'].prefix}:item:{number}", json.dumps(view))
+            # The bare app serves a copy of a real view of this code, so the answers are of about the same size.
+            client.set(f"{stacks['bare'].prefix}:item:{number}", json.dumps(views["cardroom"]))
             get_plans["bare"].append([("GET", f"{bare}/items/{number}", {}, None)])
         post_plans: dict[str, list[list[list[Request]]]] = {
             "bare": [[[("POST", f"{bare}/items/{number}", {}, None)] for number in range(plans_per_phase)]]

@@ -27,7 +27,7 @@ def from_environment() -> dict[str, Any]:
         # Web pages of these origins may call the API from a browser (service/cors.py); default none
         "CORS_ORIGINS": cors_origins(os.environ.get("CORS_ORIGINS", "")),
         "LONG_POLL_MAX_SECONDS": 30,
-        # Clients one process lets wait at once (long-polls and streams, each a greenlet of a few KB); beyond it a
+        # Clients one process lets wait at once (long-polls and streams, each a greenlet of about 30 KB); beyond it a
         # wait is answered 503 with `Retry-After`. A bound for memory only: waiting costs no thread.
         "MAX_WAITERS": max_waiters(),
         # A stream sends a comment line this often, so proxies do not close an idle connection.

@@ -62,7 +62,7 @@ class Dispatcher:
 
     `client` must be a client of its own (its connection is held by the subscription, and health-check PINGs
     are off so that only the reader reads from it); `channel_of(game_id)` names a game's channel. At most
-    `max_waiters` clients wait at once (each costs a greenlet and a few KB, README "Limits and lifetimes").
+    `max_waiters` clients wait at once (each costs a greenlet and about 30 KB, README "Limits and lifetimes").
     """
 
     def __init__(self, client: redis.Redis, channel_of: Callable[[str], str], max_waiters: int) -> None:
@@ -113,7 +113,7 @@ class Dispatcher:
         if self.draining.is_set():
             return None
         deadline = time.monotonic() + timeout_seconds
-        watch = self._enter(game_id)
+        watch = self._enter(game_id, deadline)
         try:
             version: int | None = None
             generation = -1
@@ -169,7 +169,7 @@ class Dispatcher:
                 watch.changed.wait(remaining)
             return True
 
-    def _enter(self, game_id: str) -> _Watch:
+    def _enter(self, game_id: str, deadline: float) -> _Watch:
         channel = self.channel_of(game_id).encode()
         with self._lock:
             self.check_room()
@@ -185,8 +185,16 @@ class Dispatcher:
             generation = watch.generation
         if pubsub is not None:
             try:
-                with self._sending:
-                    pubsub.subscribe(channel)
+                # a SUBSCRIBE stuck on an unanswering Redis holds the others back: none waits past its deadline
+                if not self._sending.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                    raise redis.TimeoutError("the pub/sub connection is busy: Redis does not answer")
+                try:
+                    with self._lock:  # the connection was lost meanwhile: the reader subscribes the channel again
+                        current = self._pubsub is pubsub and watch.generation == generation
+                    if current:
+                        pubsub.subscribe(channel)
+                finally:
+                    self._sending.release()
             except BaseException:
                 self._leave(watch)
                 with self._lock:

@@ -26,6 +26,7 @@ from typing import Any
 import redis
 
 from engine.protocol import Event
+from service.store import Status, index_key
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +113,8 @@ class RedisGameCollector:
             pipe.hgetall(ai_decision_key(self.prefix))
             pipe.hgetall(ai_fallbacks_key(self.prefix))
             for game in self.games:
-                for index in (f"{self.prefix}:index:active:{game}", f"{self.prefix}:index:active:{game}:private"):
-                    pipe.zcount(index, time.time(), "+inf")  # scored by expiry
+                for private in (False, True):
+                    pipe.zcount(index_key(self.prefix, Status.ACTIVE, game, private), time.time(), "+inf")
             actions, decisions, fallbacks, *counts = pipe.execute()
         active = [public + private for public, private in zip(counts[::2], counts[1::2], strict=True)]
 

@@ -20,7 +20,7 @@ from service.config import max_waiters
 
 bind = os.environ.get("CARDROOM_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-# gevent: every connection is a greenlet, so a client held in a long-poll or a stream costs a few KB, not an OS
+# gevent: every connection is a greenlet, so a client held in a long-poll or a stream costs about 30 KB, not an OS
 # thread, and idle or slow connections never stop the others being served. The CPU-bound work of a request (the
 # engine applying a move, building a view) runs without yielding, but it is bounded by the size of one game: a few
 # milliseconds; AI searches never run here (RQ workers play them).
@@ -60,8 +60,11 @@ def raise_open_files_limit(needed: int) -> tuple[int, int]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
     if wanted > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-        soft = wanted
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):  # e.g. macOS caps an unlimited hard limit lower: keep the limit, and warn
+            pass
     return soft, hard
 
 

@@ -279,6 +279,12 @@ def _known(record_type: type, data: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key in names}
 
 
+def index_key(prefix: str, status: str, game: str | None = None, private: bool = False) -> str:
+    """`<prefix>:index:<status>[:<game>][:private]`: the games with `status` (and of `game`), public or private."""
+    key = f"{prefix}:index:{status}" if game is None else f"{prefix}:index:{status}:{game}"
+    return key + ":private" if private else key
+
+
 def hash_token(token: str) -> str:
     """The stored form of a player token: hex SHA-256 (the token itself is never stored)."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -428,8 +434,7 @@ class GameStore:
         return {int(seat): float(moment) for seat, moment in seen.items()}
     def index_key(self, status: str, game: str | None = None, private: bool = False) -> str:
         """The sorted set of the public (or `private`) games with `status` (and of `game`), scored by expiry time."""
-        key = f"{self.prefix}:index:{status}" if game is None else f"{self.prefix}:index:{status}:{game}"
-        return key + ":private" if private else key
+        return index_key(self.prefix, status, game, private)
 
     def _all_indexes(self) -> list[str]:
         from engine import GAMES
@@ -544,7 +549,7 @@ class GameStore:
             for private in (False, True):
                 pipe.zrangebyscore(self.index_key(Status.ACTIVE, None, private), now, "+inf")
             public, private_ids = pipe.execute()
-        return [game_id.decode() for game_id in [*public, *private_ids]]
+        return list(dict.fromkeys(game_id.decode() for game_id in [*public, *private_ids]))
 
     def count(self, name: str) -> int:
         """Add one to the counter `name` (e.g. a `revive_key`), kept for the idle time; the new count."""

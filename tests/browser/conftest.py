@@ -85,7 +85,7 @@ def ready(base_url: str) -> bool:
     """Whether the server answers `/readyz` with 200."""
     try:
         return requests.get(f"{base_url}/readyz", timeout=5).status_code == 200
-    except requests.ConnectionError:
+    except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still importing the app
         return False
 
 

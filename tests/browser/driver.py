@@ -49,10 +49,6 @@ def offered(page) -> list[tuple[Any, dict[str, Any]]]:
             for element in page.query_selector_all(f"{ROOT} [data-action]")]
 
 
-# Talmut before its call: a few turns of drawing, so the table has something to show
-WARM_UP = {**PREFERENCE, "talmut": ["skip_power", "discard", "draw"]}
-
-
 def choose(preference: list[str], actions: list[tuple[Any, dict[str, Any]]]):  # noqa: ANN201
     for kind in preference:
         for element, body in actions:
@@ -77,10 +73,12 @@ def play_one(page, game: str, preference: dict[str, list[str]] = PREFERENCE) -> 
     if page.get_attribute(ROOT, "data-status") == "finished":
         return False
     seen = version(page)
-    if page.get_attribute(ROOT, "aria-busy") is None:
-        element = choose(preference[game], offered(page))
-        if element is not None:
-            element.click()
+    # a table busy with a request or a new version offers its actions once it is done: choose only then (waiting
+    # for a new version instead could wait for ever, when the move is ours)
+    page.wait_for_function("() => !document.querySelector('section[data-game]').hasAttribute('aria-busy')")
+    element = choose(preference[game], offered(page))
+    if element is not None:
+        element.click()
     wait_for_change(page, seen)
     return True
 

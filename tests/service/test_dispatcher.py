@@ -54,4 +54,5 @@ def test_waiters_arriving_together_share_one_connection_and_all_wake() -> None:
                 publisher.publish(f"{prefix}:{{{game_id}}}:version", 2)
             assert [result.result(timeout=2 * WAIT_SECONDS) for result in results] == [2] * WAITERS
     finally:
+        all_subscribed.set()  # ends the watching thread whatever happened
         dispatcher.close()
