@@ -50,11 +50,14 @@ export default {
     const discard = element("div", "discard",
       state.discard_size ? ui.back(t("pile.discard", { count: state.discard_size })) : null,
       element("span", "pile-count", t("pile.discard", { count: state.discard_size })));
+    // once the game is over the state keeps its last bout (durak.md §6.4): its cards are already in a hand, and
+    // nobody attacks or defends any more
+    const over = view.status === "finished";
     return this.board(ui, "durak", {
-      badge: (seat) => role(state, seat),
+      badge: (seat) => (over ? null : role(state, seat)),
       label: (action, code) => (action.type === "attack" ? t("durak.attack", { card: ui.cardName(code) })
         : t("durak.defend", { card: ui.cardName(code), against: ui.cardName(action.against) })),
-      centre: element("div", "centre", stock(ui, state), table(ui, state), discard),
+      centre: element("div", "centre", stock(ui, state), over ? null : table(ui, state), discard),
       moves: [...ui.actions("take"), ...ui.actions("done")].map((action) => ui.button(action, t(`durak.${action.type}`))),
     });
   },
