@@ -21,7 +21,7 @@ import logging
 from rq import Queue
 
 from engine.protocol import Event
-from service.seating import SeatTaken
+from service.seating import SeatTaken, sit
 from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
 from service.turns import create_game, record_change
 
@@ -103,15 +103,8 @@ def join_rematch(
             return record, place, new_token, False
         if not record.seats[place].is_open:
             raise SeatTaken(f"seat {place} of the rematch is taken")
-        seats = [dataclasses.replace(entry) for entry in record.seats]
-        seats[place].token_hash, seats[place].name = new_hash, old.seats[seat].name
-        started = len(record.open_seats()) == 1
-        joined = dataclasses.replace(
-            record, seats=seats, version=record.version + 1, status=Status.ACTIVE if started else Status.WAITING
-        )
-        event = Event("seat_taken", {"seat": place, "name": seats[place].name, "started": started})
         try:
-            record_change(store, queue, record, joined, event)
+            joined = sit(store, queue, record, place, old.seats[seat].name, new_hash)
         except VersionConflict:
             continue  # another player joined meanwhile: read the rematch again
         return joined, place, new_token, True

@@ -107,16 +107,31 @@ def take_seat(
     if seat not in open_seats:
         raise SeatTaken(f"seat {seat} is not an open human seat")
     token, token_hash = new_token()
+    return sit(store, queue, record, seat, name, token_hash, invite_hash), seat, token
+
+
+def sit(
+    store: GameStore, queue: Queue, record: GameRecord, seat: int, name: str | None, token_hash: str,
+    invite_hash: str | None = None,
+) -> GameRecord:
+    """Write open seat `seat` of `record` as taken by `name`, holding the token of `token_hash`; the new record.
+
+    An `invite_hash` is the private game's invitation that seated the player, used up now. The game starts with
+    its last open seat (a rematch seats its players through this too, service/rematch.py).
+
+    Raises:
+        VersionConflict: another write landed first.
+    """
     seats = [dataclasses.replace(entry) for entry in record.seats]
     seats[seat].token_hash, seats[seat].name, seats[seat].invite_hash = token_hash, name, invite_hash
-    started = len(open_seats) == 1
+    started = len(record.open_seats()) == 1
     new_record = dataclasses.replace(
         record, seats=seats, version=record.version + 1, status=Status.ACTIVE if started else Status.WAITING,
         invites=[code for code in record.invites if code != invite_hash],
     )
     record_change(store, queue, record, new_record, Event("seat_taken", {"seat": seat, "name": name,
                                                                          "started": started}))
-    return new_record, seat, token
+    return new_record
 
 
 def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict[str, Any]:
