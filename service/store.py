@@ -39,6 +39,7 @@ from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
+
 class Status(StrEnum):
     """A game's status (shared/API.md "Game lifecycle"): stored and sent as its string value."""
 
