@@ -262,7 +262,10 @@ def test_a_scheduled_job_nobody_moved_to_the_queue_is_revived(make_api: Any, mon
     queue, store = api.services.queue, api.services.store
     scheduled = ScheduledJobRegistry(queue=queue)
     job_id = ai_job_id(game_id, view["version"], 1)
-    assert scheduled.get_job_ids() == [job_id]
+    # the random seat's choice is seeded by the game id: when it matched, an earlier version's draw is still
+    # scheduled too (harmless: it finds a newer version)
+    assert job_id in scheduled.get_job_ids()
+    assert {ai_job_id(game_id, version, 1) for version in range(view["version"] + 1)} >= set(scheduled.get_job_ids())
     record = store.load(game_id)
     due = scheduled.get_scheduled_time(job_id).timestamp()
     assert pending_ai(queue, record, 1) == [1]
