@@ -9,7 +9,7 @@ import sys
 
 import redis
 
-import engine  # noqa: F401 - loaded before work() so each forked job starts warm
+import engine  # noqa: F401 - loaded before work(): the first job starts warm
 import worker.jobs  # noqa: F401
 from service.cli import die_with_parent
 from service.config import eviction_allowed, redis_client

@@ -12,7 +12,7 @@ from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
 from engine.ai import SeatView, choose_action
-from engine.ai.search import BUDGETS
+from engine.ai.search import SEARCH_LEVELS
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service.game_metrics import observe_ai_decision
@@ -39,7 +39,7 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
         return record
     level = record.seats[seat].level or "random"
     # only the search levels read the history; the rule bots answer from the view at once
-    view = ai_seat_view(record, seat, store.events(game_id) if level in BUDGETS else None)
+    view = ai_seat_view(record, seat, store.events(game_id) if level in SEARCH_LEVELS else None)
     if not view["legal_actions"]:
         return "stale"
     rng = random.Random(f"{game_id}:{expected_version}:{seat}")

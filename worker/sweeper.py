@@ -1,12 +1,17 @@
-"""The Cardroom RQ worker: RQ's `Worker` plus a sweep that revives AI turns and clock timeouts whose job died.
+"""The Cardroom RQ worker: RQ's `SimpleWorker`, its jobs kept marked alive, and a sweep for dead AI turns.
 
-RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry cleaning that
-runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would wait for a
-move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock picks it) looks at each active
-game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone (`service.turns.revive_ai_turns`); the
-version check makes the move happen exactly once even if the old job was only slow. It schedules again, the same
-way, a clock's timeout whose job is gone (worker/timeouts.py `revive_timeouts`). The sweep also drops expired
-games from the indexes (`GameStore.prune_indexes`).
+A job runs in the worker's own process, not in a work horse forked per job: a fork cost ~25 ms of every AI turn's
+wait and held one worker process to a few dozen moves a second (docs/benchmarks.md, AI job latency). An AI turn is
+short, bounded Python (the search levels' budgets) under RQ's job time limit, which `SimpleWorker` enforces
+in-process with SIGALRM as the forking worker does in its horse.
+
+The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
+cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
+wait for a move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock picks it) looks at
+each active game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone
+(`service.turns.revive_ai_turns`); the version check makes the move happen exactly once even if the old job was
+only slow. It schedules again, the same way, a clock's timeout whose job is gone (worker/timeouts.py
+`revive_timeouts`). The sweep also drops expired games from the indexes (`GameStore.prune_indexes`).
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 import time
 
 from redis import RedisError
-from rq import Worker
+from rq import Queue, SimpleWorker
+from rq.executions import Execution
+from rq.job import Job
 
 from service.config import lifetimes
 from service.store import GameNotFound, GameStore, UntilRedisAnswers
@@ -32,8 +40,8 @@ SCHEDULER_STOP_SECONDS = 5
 """How long a stopping worker waits for its scheduler process (a round of it takes milliseconds, then 1 s pause)."""
 
 
-class CardroomWorker(Worker):
-    """An RQ worker that also sweeps for dead AI turns between jobs and while idle."""
+class CardroomWorker(SimpleWorker):
+    """An RQ worker that runs jobs in its own process and also sweeps for dead AI turns between jobs and while idle."""
 
     def __init__(self, *args, key_prefix: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
         kwargs.setdefault("job_monitoring_interval", lifetimes()["AI_JOB_HEARTBEAT_SECONDS"])
@@ -48,6 +56,31 @@ class CardroomWorker(Worker):
         """
         UntilRedisAnswers.stop_waiting()
         super().request_stop(signum, frame)  # type: ignore[arg-type]
+
+    def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
+        """Run `job` here while a thread marks it (and this worker) alive every `job_monitoring_interval` seconds.
+
+        RQ's `SimpleWorker` marks a job alive only when it starts; the forking worker's parent does so while its
+        horse runs. The sweep tells a dead worker's job by that mark (service/turns.py `job_is_live`), so a job
+        that runs longer than `AI_JOB_STALE_SECONDS` (a search slowed by a busy machine, a wait for Redis) must
+        keep being marked, or it would be enqueued again while it runs.
+        """
+        done = threading.Event()
+
+        def mark_alive() -> None:
+            while not done.wait(self.job_monitoring_interval):
+                try:
+                    self.maintain_heartbeats(job, execution)
+                except RedisError:
+                    log.warning("job %s: could not mark it alive (Redis unreachable)", job.id)
+
+        marker = threading.Thread(target=mark_alive, name="job-heartbeat", daemon=True)
+        marker.start()
+        try:
+            return super().perform_job(job, queue, execution)
+        finally:
+            done.set()
+            marker.join()
 
     def stop_scheduler(self) -> None:
         """Stop RQ's scheduler process as RQ does (SIGTERM, then wait), but kill it after `SCHEDULER_STOP_SECONDS`.

@@ -11,11 +11,14 @@ an edge is `(seat, action)`, and UCB compares an edge's mean reward for its move
 expanded first, then a rollout plays on to the end (or to the game's cut-off) and every edge on the path is
 credited with its mover's reward. The move is the root edge with the most visits.
 
-Budgets are per level: an iteration count and a wall-time limit; whichever runs out first ends the search,
-which then plays its best move so far. With the wall time well above what the iterations need, the choice is
-a pure function of (view, history, rng seed). The search also stops once its most visited move is further ahead
-of the next than the iterations it has left (by count, and by time at `RATE_MARGIN` times its rate so far): no
-later iteration could change the move, so that stop only saves time (exactly so when the count bounds it).
+Budgets are per game and level, counted in work: iterations (samples) and moves applied (down the tree and in
+playouts together), whichever runs out first. Work does not depend on the machine, so the choice is a pure
+function of (view, history, rng seed) on an idle or a loaded machine alike. A wall-time limit stays as a safety
+cap only, several times what a decision takes on an idle core (docs/benchmarks.md): a decision that reaches it
+plays its best move so far. The search also stops once its most visited move is further ahead of the next than
+the iterations it has left (by count, and by the moves left at `RATE_MARGIN` times its moves per iteration so
+far): no later iteration could change the move, so that stop only saves time (exactly so when the count bounds
+it).
 
 Per-game hooks: each `engine/ai/<game>.py` hands the search its `SEARCH = SearchHooks(...)`, and `level(name,
 hooks)` makes a level of it (engine/ai/__init__.py `LEVELS`). One iteration is `_select_and_expand` (down the
@@ -42,19 +45,33 @@ DEFAULT_ROLLOUT_LIMIT = 400
 CHECK_EVERY = 16
 """Iterations between two checks whether the move is already decided."""
 RATE_MARGIN = 1.5
-"""How much faster than so far the rest of a search is assumed able to run when judging if its move is decided."""
+"""How many times fewer moves per iteration than so far the rest of a search is assumed able to take when judging
+if its move is decided."""
+UNLIMITED_MOVES = 2**62
 
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """How long one decision may search: at most `iterations` samples and at most `seconds` of wall time."""
+    """How much one decision may search: at most `iterations` samples and `moves` moves applied (the work), and at
+    most `seconds` of wall time (a safety cap, not a budget: module docstring)."""
 
     iterations: int
     seconds: float
+    moves: int = UNLIMITED_MOVES
 
 
-BUDGETS: dict[str, Budget] = {"medium": Budget(iterations=60, seconds=0.1), "hard": Budget(iterations=600, seconds=0.8)}
-"""The default budget of each search level (docs/benchmarks.md measures them)."""
+SEARCH_LEVELS = ("medium", "hard")
+"""The levels that search (the others are rule bots)."""
+HARD_MOVES = {"durak": 20_000, "svoi_koziri": 16_000, "tadmur": 15_000, "talmut": 9_000}
+"""Moves one `hard` decision may apply, per game: about 0.8 s on an idle core of the reference machine at the 95th
+percentile of positions (a move costs 35-125 microseconds with its share of sampling, most in 8-seat Talmut), and
+the same number of moves, so the same decision, on a busy machine (docs/benchmarks.md)."""
+BUDGETS: dict[str, dict[str, Budget]] = {
+    game: {"medium": Budget(iterations=100, seconds=1.0, moves=moves // 10),
+           "hard": Budget(iterations=1000, seconds=5.0, moves=moves)}
+    for game, moves in HARD_MOVES.items()
+}
+"""The default budget of each game's search levels: `medium` a tenth of `hard`'s work."""
 
 _cap: Budget | None = None
 
@@ -65,12 +82,17 @@ def cap_budgets(cap: Budget | None) -> None:
     _cap = cap
 
 
-def budget_for(level: str) -> Budget:
-    """The budget `level` searches with now: its default, lowered by any `cap_budgets` cap."""
-    budget = BUDGETS[level]
+def budget_for(game: str, level: str) -> Budget:
+    """The budget `level` searches with now in `game`: its default, lowered by any `cap_budgets` cap.
+
+    Raises:
+        KeyError: no such game, or `level` does not search.
+    """
+    budget = BUDGETS[game][level]
     if _cap is None:
         return budget
-    return Budget(min(budget.iterations, _cap.iterations), min(budget.seconds, _cap.seconds))
+    return Budget(min(budget.iterations, _cap.iterations), min(budget.seconds, _cap.seconds),
+                  min(budget.moves, _cap.moves))
 
 
 def _key(action: Action) -> tuple[Any, ...]:
@@ -94,9 +116,10 @@ class _Node:
 
 @dataclass(slots=True)
 class SearchStats:
-    """What a finished search did: iterations run, seconds spent, root visits per action key."""
+    """What a finished search did: iterations run, moves applied, seconds spent, root visits per action key."""
 
     iterations: int = 0
+    moves: int = 0
     seconds: float = 0.0
     visits: dict[str, int] = field(default_factory=dict)
 
@@ -217,6 +240,8 @@ class _Search(Generic[StateT]):
     rollout: Callable[[StateT, random.Random], Move | None]
     root: _Node = field(default_factory=_Node)
     seats: int = 0
+    moves: int = 0
+    """Moves applied so far, down the tree and in playouts (the work `Budget.moves` bounds)."""
 
 
 def ismcts(
@@ -250,9 +275,10 @@ def ismcts(
     deadline = started + budget.seconds
     iterations = 0
 
-    while iterations < budget.iterations and (iterations == 0 or time.perf_counter() < deadline):
-        if iterations % CHECK_EVERY == 0 and iterations and _decided(search.root, search.me, started, iterations,
-                                                                     budget):
+    while iterations < budget.iterations and search.moves < budget.moves and (
+        iterations == 0 or time.perf_counter() < deadline
+    ):
+        if iterations % CHECK_EVERY == 0 and iterations and _decided(search, iterations, budget):
             break
         iterations += 1
         start = sample(rng)
@@ -270,6 +296,7 @@ def ismcts(
     )
     if stats is not None:
         stats.iterations = iterations
+        stats.moves = search.moves
         stats.seconds = time.perf_counter() - started
         stats.visits = {str(dict(edge.action)): edge.visits for edge in search.root.edges.values()}
     if best is None:
@@ -314,6 +341,7 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
             edge = _Edge(action=action, seat=seat, node=_Node(), available=1)
             node.edges[key] = edge  # type: ignore[index]
             state, _ = game.apply(state, seat, action)
+            search.moves += 1
             path.append(edge)
             return state, path, None
         edge = max(
@@ -321,6 +349,7 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
             key=lambda e: e.reward / e.visits + EXPLORATION * math.sqrt(math.log(e.available) / e.visits),
         )
         state, _ = game.apply(state, edge.seat, edge.action)
+        search.moves += 1
         path.append(edge)
         node = edge.node
 
@@ -339,6 +368,7 @@ def _playout(search: _Search[StateT], state: StateT, start: StateT, rng: random.
         if move is None:
             return [0.5] * search.seats
         state, _ = hooks.game.apply(state, *move)
+        search.moves += 1
         depth += 1
 
 
@@ -349,18 +379,21 @@ def _backpropagate(path: Sequence[_Edge], rewards: Sequence[float]) -> None:
         edge.reward += rewards[edge.seat]
 
 
-def _decided(root: _Node, me: Seat, started: float, iterations: int, budget: Budget) -> bool:
-    """Whether the most visited root move leads the next by more than the iterations the search may still run."""
+def _decided(search: _Search[Any], iterations: int, budget: Budget) -> bool:
+    """Whether the most visited root move leads the next by more than the iterations the search may still run.
+
+    Counted in work only (never in time), so the stop is the same on any machine.
+    """
+    root, me = search.root, search.me
     visits = sorted((edge.visits for (seat, _), edge in root.edges.items() if seat == me), reverse=True)  # type: ignore[misc]
     if len(visits) < 2:
         return False
-    now = time.perf_counter()
-    by_time = RATE_MARGIN * iterations * (started + budget.seconds - now) / max(now - started, 1e-9)
-    return visits[0] - visits[1] > min(budget.iterations - iterations, math.ceil(by_time))
+    by_moves = RATE_MARGIN * iterations * (budget.moves - search.moves) / max(search.moves, 1)
+    return visits[0] - visits[1] > min(budget.iterations - iterations, math.ceil(by_moves))
 
 
 def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Random], Action | None]:
-    """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, with its budget `budget_for(name)`.
+    """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, within `budget_for(game, name)`.
 
     `hooks.before_search`, if set, may answer first (module docstring of `SearchHooks`).
     """
@@ -370,11 +403,12 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
             early = hooks.before_search(view, rng)
             if not isinstance(early, str):
                 return early
-        action = ismcts(hooks, view, rng, budget_for(name))
+        action = ismcts(hooks, view, rng, budget_for(hooks.game.ID, name))
         if action is None:
             raise ValueError("no legal action to choose from")
         return action
 
     choose.__name__ = name
-    choose.__doc__ = f"Level `{name}`: information-set MCTS (engine.ai.search) within `budget_for({name!r})`."
+    choose.__doc__ = (f"Level `{name}`: information-set MCTS (engine.ai.search) within "
+                      f"`budget_for({hooks.game.ID!r}, {name!r})`.")
     return choose

@@ -111,3 +111,38 @@ def test_ai_move_survives_a_worker_killed_mid_job_exactly_once(setup) -> None:  
     assert versions == list(range(1, versions[-1] + 1)), "every version written once, in order"
     assert services.store.revive_key(game_id, version, 1)
     assert int(api.connection.get(services.store.revive_key(game_id, version, 1))) == 1, "revived exactly once"
+
+
+def test_a_worker_runs_each_job_in_its_own_process(setup) -> None:  # type: ignore[no-untyped-def]
+    """No fork per job (issue 17: a fork cost ~25 ms of every AI turn): the job runs in the worker's process."""
+    api, environment, processes = setup
+    processes.append(start_worker(environment, "worker"))
+    job = api.services.queue.enqueue(os.getpid)
+    wait_for(lambda: job.get_status() == JobStatus.FINISHED, HANG_GUARD_SECONDS, "finished job")
+    assert job.return_value() == processes[-1].pid
+
+
+def test_a_job_running_longer_than_the_staleness_threshold_is_kept_alive_not_revived(setup) -> None:  # type: ignore[no-untyped-def]
+    """A job running in the worker's own process is marked alive while it runs (worker/sweeper.py `perform_job`):
+    a slow AI decision (2 x `AI_JOB_STALE_SECONDS` here) stays pending and is played once, never revived."""
+    api, environment, processes = setup
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = api.view(game_id, token).json
+    while 1 not in view["to_act"]:
+        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
+        view = api.act(game_id, token, move).json
+    version = view["version"]
+    services = api.services
+    job = Job.fetch(ai_job_id(game_id, version, 1), services.queue.connection, services.queue.serializer)
+
+    processes.append(start_worker(environment, "tests.e2e.slow_worker", str(2 * STALE_SECONDS)))
+    wait_for(lambda: job.get_status() == JobStatus.STARTED, HANG_GUARD_SECONDS, "started AI job")
+    time.sleep(STALE_SECONDS + 1)
+    record = services.store.load(game_id)
+    assert record.version == version, "the slow job moved early"
+    assert pending_ai(services.queue, record, STALE_SECONDS) == [1], "a running job counts as dead"
+    wait_for(lambda: services.store.version(game_id) > version, HANG_GUARD_SECONDS, "the slow AI move")
+    wait_for(lambda: job.get_status() == JobStatus.FINISHED, HANG_GUARD_SECONDS, "finished job")
+    assert job.return_value() == "played"
+    assert api.connection.get(services.store.revive_key(game_id, version, 1)) is None, "revived while it ran"

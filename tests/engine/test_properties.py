@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.actions import CardField, ChoiceField, Field, IntegerField
 from engine.ai import LEVELS, choose_action, seat_view
-from engine.ai.search import BUDGETS
+from engine.ai.search import SEARCH_LEVELS
 from engine.cards import shuffled
 from engine.errors import IllegalAction, NotYourTurn
 from engine.games import GAMES
@@ -35,7 +35,6 @@ OPTIONAL_CHANCE = 0.1
 would withdraw nearly every call)."""
 
 seeds = st.integers(0, 2**32 - 1)
-SEARCH_LEVELS = set(BUDGETS)
 SEARCH_SAMPLE = 0.05
 """How often a search level not seated in the game is asked too (it is always asked where it sits)."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import time
 from collections import Counter
@@ -128,12 +129,58 @@ def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
     assert action in view["legal_actions"]
 
 
-def test_budgets_are_per_level_and_capped_in_tests() -> None:
-    assert set(search.BUDGETS) == {"medium", "hard"}
-    assert search.BUDGETS["medium"].iterations < search.BUDGETS["hard"].iterations
-    assert search.budget_for("hard").iterations <= search.BUDGETS["hard"].iterations
+def test_budgets_are_per_game_and_level_and_capped_in_tests() -> None:
+    assert set(search.BUDGETS) == set(GAMES)
     for game_id in GAMES:
-        assert list(LEVELS[game_id]) == ["random", "easy", "medium", "hard"]
+        assert list(LEVELS[game_id]) == ["random", "easy", *search.SEARCH_LEVELS]
+        medium, hard = search.BUDGETS[game_id]["medium"], search.BUDGETS[game_id]["hard"]
+        assert medium.moves < hard.moves and medium.iterations < hard.iterations
+        assert search.budget_for(game_id, "hard").iterations <= hard.iterations
+
+
+def _spin(stop: Any) -> None:
+    while not stop.is_set():
+        pass
+
+
+def test_a_hard_decision_is_the_same_on_an_idle_and_a_busy_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17: budgets count work, so `hard` at its default budget makes the same search beside a CPU hog (one
+    busy process per core, twice over) as alone: same move, same iterations, same visits."""
+    import multiprocessing
+
+    monkeypatch.setattr(search, "_cap", None)  # the default budget, not the suite's cap (tests/conftest.py)
+    _, view = views_for("durak", 2, 3, steps=12)
+    budget = search.budget_for("durak", "hard")
+
+    def hard() -> tuple[Any, int, int, dict[str, int]]:
+        stats = SearchStats()
+        action = decide(view, random.Random(11), budget, stats)
+        return action, stats.iterations, stats.moves, stats.visits
+
+    alone = hard()
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    hogs = [context.Process(target=_spin, args=(stop,), daemon=True) for _ in range(2 * (os.cpu_count() or 1))]
+    for hog in hogs:
+        hog.start()
+    try:
+        time.sleep(0.5)  # the hogs are spinning
+        busy = hard()
+    finally:
+        stop.set()
+        for hog in hogs:
+            hog.join(timeout=60)
+    assert busy == alone
+    assert alone[1] > 1
+
+
+def test_a_search_stops_at_its_moves_budget() -> None:
+    """Work, not time: a search applies moves until its `moves` budget is spent, then finishes that iteration."""
+    _, view = views_for("durak", 2, 3, steps=5)
+    stats = SearchStats()
+    decide(view, random.Random(0), Budget(iterations=10**6, seconds=600, moves=500), stats)
+    assert 500 <= stats.moves < 500 + search.DEFAULT_ROLLOUT_LIMIT + 50
+    assert 1 <= stats.iterations < 10**6
 
 
 # ---------------------------------------------------------------------------------------------------------------
