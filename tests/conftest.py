@@ -18,8 +18,9 @@ settings.register_profile("dev", max_examples=20, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # The search levels (`medium`, `hard`) run whole suites of AI games here (every level of every game, also through
-# the in-process worker): a tiny budget keeps them fast. Their strength is measured by bench/ai_strength.py.
-search.cap_budgets(search.Budget(iterations=2, seconds=0.02))
+# the in-process worker): a tiny budget keeps them fast (Durak's endgame solver gets half the moves: small endgames
+# only). Their strength is measured by bench/ai_strength.py.
+search.cap_budgets(search.Budget(iterations=2, seconds=0.02, moves=4000))
 
 # When a @given test fails, hypothesis's pytest plugin imports libcst to suggest a patch; that import raises a
 # DeprecationWarning (mypy_extensions.TypedDict), which `filterwarnings = ["error"]` turns into a pytest

@@ -162,6 +162,33 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     )
 
 
+def exact_state(view: SeatView, history: Sequence[JSON]) -> DurakState | None:
+    """The whole position once the stock is empty, else None (engine/ai/solver.py solves it).
+
+    With no stock, every card is in the seat's hand, on the table, in the discard pile the history shows, or in
+    the opponent's hand (durak.md §6.4), so `sample_state` has nothing left to guess. None too when the history
+    does not account for every card (the opponent's hand would be a guess).
+    """
+    state = view["state"]
+    if state["stock_size"] != 0:
+        return None
+    discard, _ = known_cards(view, history)
+    table = {code for row in state["table"] for code in (row["attack"], row["defense"]) if code is not None}
+    unseen = {card.code for card in FULL_DECK} - set(state["hand"]) - table - discard
+    if len(unseen) != state["hand_sizes"][1 - view["you"]]:
+        return None
+    return sample_state(view, history, random.Random(0))
+
+
+def solve_key(state: DurakState) -> tuple[object, ...]:
+    """What decides the rest of a game with an empty stock, the solver's name for a position.
+
+    The hands, the table, who attacks, the bout's limit and whether the defender took; the discard pile's order,
+    the bout's number and the seed do not change what may happen next.
+    """
+    return state.hands, state.table, state.attacker, state.bout_limit, state.defender_took, state.reason
+
+
 ROLLOUT_LIMIT = 300
 
 
@@ -187,6 +214,7 @@ def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action]
 
 
 SEARCH: SearchHooks[DurakState] = SearchHooks(
-    durak, sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT
+    durak, sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state,
+    solve_key=solve_key,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""

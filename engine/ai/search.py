@@ -31,10 +31,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
+from engine.ai.solver import Solution, solve
 from engine.ai.view import SeatView
 from engine.protocol import JSON, Action, Game, Seat, capabilities
 
@@ -52,8 +53,11 @@ UNLIMITED_MOVES = 2**62
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """How much one decision may search: at most `iterations` samples and `moves` moves applied (the work), and at
-    most `seconds` of wall time (a safety cap, not a budget: module docstring)."""
+    """How much one decision may search.
+
+    At most `iterations` samples and `moves` moves applied (the work), and at most `seconds` of wall time (a safety
+    cap, not a budget: module docstring).
+    """
 
     iterations: int
     seconds: float
@@ -157,6 +161,9 @@ class SearchHooks(Generic[StateT]):
         estimate: `state -> rewards`, the rewards of a playout cut off at `rollout_limit`. Default: 0.5 each.
         before_search: `(view, rng) -> action | None | "search"`, asked first by a search level; its answer is
             played unless it is the string "search" (Talmut's optional-only turns go to a rule bot).
+        exact_state: `(view, history) -> state | None`, the full state when the seat knows every card in it (Durak
+            once the stock is empty), else None: a search level then solves the rest exactly (engine/ai/solver.py).
+        solve_key: `state -> key`, what names a position in the solver's transposition table. Default: the state.
     """
 
     game: Game[StateT, Any]
@@ -169,6 +176,8 @@ class SearchHooks(Generic[StateT]):
     rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
     estimate: Callable[[StateT], list[float]] | None = None
     before_search: Callable[[SeatView, random.Random], Action | str | None] | None = None
+    exact_state: Callable[[SeatView, Sequence[JSON]], StateT | None] | None = None
+    solve_key: Callable[[StateT], Hashable] | None = None
 
     def sampler(self, view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], StateT]:
         """The sampler of one search: `prepare_sampler`'s, or `sample_state` per sample."""
@@ -392,10 +401,28 @@ def _decided(search: _Search[Any], iterations: int, budget: Budget) -> bool:
     return visits[0] - visits[1] > min(budget.iterations - iterations, math.ceil(by_moves))
 
 
+def solve_exactly(hooks: SearchHooks[Any], view: SeatView, max_moves: int) -> Solution | None:
+    """The solution of a position the seat knows entirely (`hooks.exact_state`), within `max_moves` moves applied.
+
+    None, with no work done, when the game has no `exact_state`, the seat does not know every card yet, or it has
+    fewer than two moves to weigh; a `Solution` without a value when the position is too big (engine/ai/solver.py).
+    """
+    if hooks.exact_state is None:
+        return None
+    state = hooks.exact_state(view, view.get("history", ()))
+    actions = hooks.root_actions(view)
+    if state is None or len(actions) < 2:
+        return None
+    return solve(hooks.game, state, view["you"], actions, max_moves, hooks.solve_key or (lambda position: position))
+
+
 def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Random], Action | None]:
     """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, within `budget_for(game, name)`.
 
-    `hooks.before_search`, if set, may answer first (module docstring of `SearchHooks`).
+    `hooks.before_search`, if set, may answer first (module docstring of `SearchHooks`). Where the seat knows
+    every card (`hooks.exact_state`), half the budget's moves go to solving the rest of the game exactly: a won or
+    drawn position is played by its solved move, so a won endgame is never lost. A lost one, or one too big to
+    solve, goes to the search with the moves left (against a fallible opponent the search finds chances).
     """
 
     def choose(view: SeatView, rng: random.Random) -> Action | None:
@@ -403,7 +430,13 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
             early = hooks.before_search(view, rng)
             if not isinstance(early, str):
                 return early
-        action = ismcts(hooks, view, rng, budget_for(hooks.game.ID, name))
+        budget = budget_for(hooks.game.ID, name)
+        solved = solve_exactly(hooks, view, budget.moves // 2)
+        if solved is not None:
+            if solved.action is not None and solved.value is not None and solved.value >= 0.5:
+                return solved.action
+            budget = replace(budget, moves=budget.moves - solved.moves)
+        action = ismcts(hooks, view, rng, budget)
         if action is None:
             raise ValueError("no legal action to choose from")
         return action

@@ -1,0 +1,113 @@
+"""Exact play of small two-seat positions where the seat knows every card: alpha-beta over the engine's own rules.
+
+Once a position holds no hidden card for the seat (Durak once the stock is empty: the opponent's hand is every card
+not in the seat's hand, on the table or in the discard pile it remembers, durak.md §6.4), the rest of the game is a
+perfect-information game. `solve` walks it with alpha-beta and a transposition table of bounds, values being the
+seat's reward (1 a win, 0.5 a draw, 0 a loss), within a budget of moves applied (work, not time: the same answer
+on any machine). The state it receives comes from the game's `exact_state(view, history)` hook (engine/ai/search.py
+`SearchHooks`), built from what the seat sees: never the stored game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.protocol import Action, Game, Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """What solving found.
+
+    The seat's `value` under best play by both seats (1, 0.5 or 0) and an `action` that keeps it, both None when
+    the budget ran out first; and the `moves` applied either way.
+    """
+
+    value: float | None
+    action: Action | None
+    moves: int
+
+
+class _OutOfMoves(Exception):
+    """The budget ran out before the position was solved."""
+
+
+def solve(
+    game: Game[Any, Any],
+    state: Any,
+    me: Seat,
+    actions: list[Action],
+    max_moves: int,
+    key: Callable[[Any], Hashable] = lambda state: state,
+) -> Solution:
+    """The exact value of `state` for seat `me` (to act, with its candidate `actions`) and a move that keeps it.
+
+    Unless that takes more than `max_moves` moves applied: then `value` and `action` are None. Two seats, one of
+    them to act at a time (`game.to_act`); `resign` is never weighed. The first of equally good `actions` is
+    chosen, so the answer is a function of its arguments. `key(state)` names a position in the transposition
+    table: states that differ only in what cannot change the rest of the game may share one.
+
+    Raises:
+        ValueError: `me` is not the one seat to act in `state`.
+    """
+    if game.to_act(state) != {me}:
+        raise ValueError(f"seat {me} is not the one seat to act")
+    bounds: dict[Hashable, tuple[float, float]] = {}
+    best_first: dict[Hashable, int] = {}
+    spent = 0
+
+    def apply(position: Any, seat: Seat, action: Action) -> Any:
+        nonlocal spent
+        spent += 1
+        if spent > max_moves:
+            raise _OutOfMoves
+        return game.apply(position, seat, action)[0]
+
+    def value(position: Any, alpha: float, beta: float) -> float:
+        result = game.result(position)
+        if result is not None:
+            return 0.5 if result.draw else (1.0 if me in result.winners else 0.0)
+        name = key(position)
+        lower, upper = bounds.get(name, (0.0, 1.0))
+        if lower >= beta or lower == upper:
+            return lower
+        if upper <= alpha:
+            return upper
+        alpha, beta = max(alpha, lower), min(beta, upper)
+        (seat,) = game.to_act(position)
+        moves = [action for action in game.legal_actions(position, seat) if action["type"] != "resign"]
+        order = list(range(len(moves)))
+        if name in best_first:  # the move that was best or cut off here before is tried first
+            order.insert(0, order.pop(best_first[name]))
+        maximising = seat == me
+        best, best_index = (0.0 if maximising else 1.0), order[0]
+        low, high = alpha, beta
+        for index in order:
+            found = value(apply(position, seat, moves[index]), low, high)
+            if (found > best) if maximising else (found < best):
+                best, best_index = found, index
+            if maximising:
+                low = max(low, best)
+            else:
+                high = min(high, best)
+            if low >= high:
+                break
+        best_first[name] = best_index
+        if best <= alpha:
+            bounds[name] = (lower, best)
+        elif best >= beta:
+            bounds[name] = (best, upper)
+        else:
+            bounds[name] = (best, best)
+        return best
+
+    try:
+        for target in (1.0, 0.5):  # is there a win? else a draw? (narrow windows cut the most)
+            for action in actions:
+                if value(apply(state, me, action), target - 0.25, target) >= target:
+                    return Solution(target, action, spent)
+    except _OutOfMoves:
+        return Solution(None, None, max_moves)
+    return Solution(0.0, actions[0], spent)
