@@ -11,9 +11,11 @@ counted) and waits until each is finished, `--in-flight` games at a time. It GET
 seconds, which leaves the 2 cores to the server; `--poll 0` long-polls every version, like a watching client.
 
 Per job it reads RQ's own records, harvested from the queue's `FinishedJobRegistry` while the games run (RQ keeps
-a finished job only `result_ttl`, 500 s by default): run time = `ended_at - started_at`, both stamped in the work
-horse around the job function (the fork before and RQ's bookkeeping after are not in it), and queue wait =
-`started_at - enqueued_at`, which holds the end of the previous job's bookkeeping, the dequeue and the fork. A job's
+a finished job only `result_ttl`, 500 s by default): run time = `ended_at - started_at`, both stamped around the
+job function (RQ's bookkeeping after it is not in it), and queue wait = `started_at - enqueued_at`, which holds
+the end of the previous job's bookkeeping, the dequeue, and with a forking worker (older checkouts) the fork. The
+turnaround printed below the table is their sum, and `--source` runs the server and worker of another checkout
+(a `git worktree` of an older commit) for a before/after comparison. A job's
 level is its seat's (job args are `(key_prefix, game_id, version, seat)`). Only jobs that decided (returned
 `played`, `fallback` or `passed`) are timed; `stale` ones (the game moved on, e.g. another Talmut seat matched
 first) are only counted.
@@ -37,7 +39,7 @@ from rq.registry import FailedJobRegistry, FinishedJobRegistry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.throughput import percentile  # noqa: E402 - needs the repo root on sys.path
-from tests.e2e.stack import DEFAULT_REDIS_URL, Stack, call, start_stack, stop_stack  # noqa: E402
+from tests.e2e.stack import DEFAULT_REDIS_URL, REPO, Stack, call, start_stack, stop_stack  # noqa: E402
 
 GAMES = {"durak": 2, "svoi_koziri": 2, "tadmur": 2, "talmut": 3}
 OPTIONS = {"talmut": {"match_pause_ms": 0}}
@@ -135,15 +137,23 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=1.0,
                         help="seconds between GETs of a view; 0: long-poll every version, like a watching client")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
+    parser.add_argument("--source", type=Path, default=None,
+                        help="run the server and worker of another checkout (e.g. a git worktree of an older commit)")
     args = parser.parse_args()
     os.environ["REDIS_URL"] = args.redis_url  # start_stack reads it
-    stack = start_stack(label="bench-aijob")
+    stack = start_stack(label="bench-aijob", source=args.source or REPO)
     try:
+        started = time.monotonic()
         samples, outcomes, failed = run(stack, args.games, args.in_flight, args.poll)
+        seconds = time.monotonic() - started
     finally:
         stop_stack(stack)
     print(table(samples))
-    print(f"\njob outcomes: {dict(outcomes)}; failed jobs: {failed}")
+    turnaround = [wait + run_time for _, _, run_time, wait, _ in samples]
+    print(f"\nturnaround (queue wait + job) p50 {percentile(turnaround, 0.5):.1f} ms, p95 "
+          f"{percentile(turnaround, 0.95):.1f} ms; {sum(outcomes.values())} jobs in {seconds:.1f} s "
+          f"({sum(outcomes.values()) / seconds:.1f} jobs/s, one worker process)")
+    print(f"job outcomes: {dict(outcomes)}; failed jobs: {failed}")
     slowest = sorted(samples, key=lambda s: s[2], reverse=True)[:5]
     print("slowest: " + ", ".join(f"{g}/{lv} {1000 * t:.1f} ms ({o})" for g, lv, t, _, o in slowest))
     if failed:

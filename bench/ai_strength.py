@@ -4,7 +4,9 @@ Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state
 view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
 `service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
 medium-easy; with `--lowest`, every level against the `lowest` baseline (bench/lowest.py: Durak, Svoi Koziri,
-Tadmur). Two-seat games swap seats every other game; Talmut seats the first level once at a table of 3 with
+Tadmur); with `--ladder`, a round robin of lowest, random, easy, medium and hard in those three games, and each
+level's Bradley-Terry rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval. Two-seat games
+swap seats every other game; Talmut seats the first level once at a table of 3 with
 two of the second (the issue's "hard vs two random"), rotating its seat, and counts a win when the first level
 has the best (lowest, ties shared) final total.
 
@@ -41,6 +43,10 @@ from lowest import POLICIES, lowest  # noqa: E402 - the baseline beside this scr
 PAIRINGS = [("hard", "random"), ("hard", "easy"), ("hard", "medium"), ("medium", "easy")]
 AGAINST_LOWEST = [(level, "lowest") for level in ("random", "easy", "medium", "hard")]
 """`--lowest`: every level against the `lowest` baseline (bench/lowest.py), in the games it plays."""
+LADDER = ("lowest", "random", "easy", "medium", "hard")
+"""`--ladder`: a round robin of these, weakest first, in the two-seat games `lowest` plays."""
+ANCHOR = ("random", 1000.0)
+"""The ladder's fixed point: `random` rates 1000; 400 points more is 10:1 odds (the Elo scale)."""
 MAX_ACTIONS = 20_000
 
 
@@ -116,6 +122,56 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     }
 
 
+def bradley_terry(results: list[dict[str, Any]], levels: tuple[str, ...]) -> dict[str, float]:
+    """Bradley-Terry strengths of `levels` from two-seat games, on the Elo scale with `ANCHOR` fixed.
+
+    A win scores 1, a draw ½ to each side; every pair also gets one virtual draw, so a level that won every game
+    still has a finite rating. Fitted by Hunter's MM iteration (Ann. Statist. 32, 2004).
+    """
+    score = defaultdict(float)
+    games: dict[tuple[str, str], float] = defaultdict(float)
+    for first, second in ((a, b) for a in levels for b in levels if a < b):
+        games[first, second] += 1
+        score[first] += 0.5
+        score[second] += 0.5
+    for r in results:
+        strong, weak = r["pairing"].split("-")
+        won = r["win"] + (0.5 if r["draw"] else 0.0)
+        score[strong] += won
+        score[weak] += 1 - won
+        games[min(strong, weak), max(strong, weak)] += 1
+    strength = dict.fromkeys(levels, 1.0)
+    for _ in range(500):
+        new = {}
+        for level in levels:
+            denominator = sum(n / (strength[a] + strength[b]) for (a, b), n in games.items() if level in (a, b))
+            new[level] = score[level] / denominator
+        strength = new
+    anchor, value = ANCHOR
+    return {level: value + 400 * math.log10(strength[level] / strength[anchor]) for level in levels}
+
+
+def ladder(
+    results: list[dict[str, Any]], levels: tuple[str, ...], resamples: int = 200
+) -> dict[str, tuple[float, float, float]]:
+    """Per level: (rating, low, high), the 95% interval from refitting `resamples` bootstrap samples of the games.
+
+    Each sample draws, within each pairing, as many games as it has, with replacement.
+    """
+    rating = bradley_terry(results, levels)
+    by_pairing: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        by_pairing[r["pairing"]].append(r)
+    rng = random.Random(0)
+    samples: dict[str, list[float]] = defaultdict(list)
+    for _ in range(resamples):
+        drawn = [rng.choice(rows) for rows in by_pairing.values() for _ in rows]
+        for level, value in bradley_terry(drawn, levels).items():
+            samples[level].append(value)
+    return {level: (rating[level], percentile(samples[level], 0.025), percentile(samples[level], 0.975))
+            for level in levels}
+
+
 def decide(view: SeatView, level: str, rng: random.Random) -> Action | None:
     """The move of `level`, one of the offered levels (engine/ai) or the `lowest` baseline."""
     return lowest(view, rng) if level == "lowest" else choose_action(view, level, rng)
@@ -140,6 +196,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairings", default="", help='e.g. "hard-random,hard-medium" (default: all four)')
     parser.add_argument("--lowest", action="store_true",
                         help="play every level against the lowest baseline (Durak, Svoi Koziri, Tadmur)")
+    parser.add_argument("--ladder", action="store_true",
+                        help="a round robin of lowest, random, easy, medium and hard, with fitted ratings")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default="", help="also write the raw per-game results here")
     parser.add_argument(
@@ -155,12 +213,13 @@ def main(argv: list[str] | None = None) -> None:
                 return counts[key]
         return int(args.games)
 
-    games = args.only.split(",") if args.only else sorted(POLICIES if args.lowest else GAMES)
-    uses_lowest = args.lowest or "lowest" in args.pairings.replace(",", "-").split("-")
+    games = args.only.split(",") if args.only else sorted(POLICIES if args.lowest or args.ladder else GAMES)
+    uses_lowest = args.lowest or args.ladder or "lowest" in args.pairings.replace(",", "-").split("-")
     if uses_lowest and not set(games) <= set(POLICIES):
         parser.error(f"the lowest baseline plays {', '.join(sorted(POLICIES))} only")
+    round_robin = [(strong, weak) for i, weak in enumerate(LADDER) for strong in LADDER[i + 1:]]
     pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else (
-        AGAINST_LOWEST if args.lowest else PAIRINGS)
+        round_robin if args.ladder else AGAINST_LOWEST if args.lowest else PAIRINGS)
     tasks = [
         (game_id, strong, weak, index)
         for game_id in games
@@ -198,6 +257,14 @@ def main(argv: list[str] | None = None) -> None:
                 f"{low:.0%}–{high:.0%} | {draws} | {score / max(1, len(rows)):.0%} | {score_low:.0%}–{score_high:.0%} "
                 f"| {sum(r['shared'] for r in rows)} |"
             )
+    if args.ladder:
+        print("\n| game | level | rating | 95% CI |")
+        print("|---|---|---:|---|")
+        for game_id in games:
+            fitted = ladder([r for r in results if r["game"] == game_id and not r["unfinished"]], LADDER)
+            for level in LADDER:
+                value, low, high = fitted[level]
+                print(f"| {game_id} | {level} | {value:.0f} | {low:.0f}–{high:.0f} |")
     print("\n| game | level | decisions | p50 ms | p95 ms | max ms |")
     print("|---|---|---:|---:|---:|---:|")
     for game_id in games:

@@ -97,13 +97,14 @@ def on_starting(server: object) -> None:
 
 
 def post_worker_init(worker: object) -> None:
-    """Put everything a web process loaded before its first request (the app, its schemas, the engine: ~80,000
-    objects) out of the garbage collector's reach.
+    """Put what a web process loaded before its first request out of the garbage collector's reach.
 
-    A full collection walks every tracked object: with the start-up heap in it, one took ~40 ms, and in a gevent
-    process such a pause holds up every request and wake-up at once (docs/benchmarks.md, the lobby). Frozen
-    objects are never freed, which costs nothing here: they live as long as the process anyway.
+    That is the app, its schemas and the engine: ~80,000 objects. A full collection walks every tracked object:
+    with the start-up heap in it, one took ~40 ms, and in a gevent process such a pause holds up every request
+    and wake-up at once (docs/benchmarks.md, the lobby). Frozen objects are never freed, which costs nothing
+    here: they live as long as the process anyway.
     """
+    gc.collect()  # what start-up threw away goes now, not frozen for ever
     gc.freeze()
 
 

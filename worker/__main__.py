@@ -26,8 +26,8 @@ def main() -> None:
     Exits at once with a message if Redis's `maxmemory-policy` may evict game keys (service/store.py).
     """
     configure_logging()
-    # the work horses and the scheduler this process forks die with it, even when it is killed: they would
-    # otherwise go on alone, a horse waiting out an outage for ever (service/cli.py `die_with_parent`)
+    # the scheduler this process forks dies with it, even when it is killed: it would otherwise go on alone,
+    # waiting out an outage for ever (service/cli.py `die_with_parent`)
     os.register_at_fork(after_in_child=lambda: die_with_parent(signal.SIGKILL, os.getppid()))
     client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), wait_out_outages=True)
     try:

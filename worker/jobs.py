@@ -107,7 +107,11 @@ def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException 
     """RQ's failure callback of `play_ai_turn`: the job raised or timed out, so play a fallback move now.
 
     Only if the game is still at the job's version with the seat to act; the move carries an `ai_fallback` event.
+    Not when the worker was stopped at once (a second SIGTERM raises SystemExit inside the job, which runs in the
+    worker's own process): the job is failed, so the sweep revives the turn at its own level.
     """
+    if isinstance(exc, SystemExit):
+        return
     key_prefix, game_id, expected_version, seat = job.args
     store = GameStore(connection, key_prefix)
     try:

@@ -27,10 +27,11 @@ from redis import RedisError
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job
+from rq.worker import WorkerStatus
 
 from service.config import lifetimes
 from service.store import GameNotFound, GameStore, UntilRedisAnswers
-from service.turns import make_queue, revive_ai_turns
+from service.turns import AI_JOB_TIMEOUT_SECONDS, make_queue, revive_ai_turns
 from worker.timeouts import revive_timeouts
 
 log = logging.getLogger(__name__)
@@ -52,10 +53,20 @@ class CardroomWorker(SimpleWorker):
     def request_stop(self, signum: int, frame: object) -> None:
         """RQ's warm shutdown (SIGINT, SIGTERM); from then on a Redis outage ends the worker, never waited out.
 
-        A stopping worker must not hang on a Redis that is gone for good (`UntilRedisAnswers.stop_waiting`).
+        A stopping worker must not hang on a Redis that is gone for good (`UntilRedisAnswers.stop_waiting`). While
+        a job runs, this handler runs inside the job's own frame (there is no work horse): it only notes the
+        request, and the loop stops once the job is done (RQ's teardown then stops the scheduler). RQ's own
+        handler would write to Redis and wait for the scheduler here, where the job may hold a pooled
+        connection's lock: a deadlock.
         """
         UntilRedisAnswers.stop_waiting()
-        super().request_stop(signum, frame)  # type: ignore[arg-type]
+        if self.get_state() != WorkerStatus.BUSY:
+            super().request_stop(signum, frame)  # type: ignore[arg-type]
+            return
+        signal.signal(signal.SIGINT, self.request_force_stop)
+        signal.signal(signal.SIGTERM, self.request_force_stop)
+        self._stop_requested = True
+        log.info("stopping after the current job; a second signal stops at once")
 
     def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
         """Run `job` here while a thread marks it (and this worker) alive every `job_monitoring_interval` seconds.
@@ -63,16 +74,20 @@ class CardroomWorker(SimpleWorker):
         RQ's `SimpleWorker` marks a job alive only when it starts; the forking worker's parent does so while its
         horse runs. The sweep tells a dead worker's job by that mark (service/turns.py `job_is_live`), so a job
         that runs longer than `AI_JOB_STALE_SECONDS` (a search slowed by a busy machine, a wait for Redis) must
-        keep being marked, or it would be enqueued again while it runs.
+        keep being marked, or it would be enqueued again while it runs. Marking stops a minute past the job's time
+        limit, as the forking worker then killed its horse: a job wedged beyond that counts as dead and is revived.
         """
         done = threading.Event()
+        started = time.monotonic()
 
         def mark_alive() -> None:
             while not done.wait(self.job_monitoring_interval):
+                if time.monotonic() - started > (job.timeout or AI_JOB_TIMEOUT_SECONDS) + 60:
+                    return
                 try:
                     self.maintain_heartbeats(job, execution)
-                except RedisError:
-                    log.warning("job %s: could not mark it alive (Redis unreachable)", job.id)
+                except Exception:  # never let a failed mark end the marking: the next one may succeed
+                    log.warning("job %s: could not mark it alive", job.id, exc_info=True)
 
         marker = threading.Thread(target=mark_alive, name="job-heartbeat", daemon=True)
         marker.start()

@@ -16,8 +16,8 @@ from engine.ai.search import SearchHooks
 from engine.ai.view import SeatView, history_entry, seat_view
 from engine.protocol import JSON, Action
 
-__all__ = ["DETERMINIZERS", "LEVELS", "SEARCH_HOOKS", "Chooser", "SeatView", "choose_action", "history_entry",
-           "random_action", "seat_view"]
+__all__ = ["DETERMINIZERS", "LEVELS", "LEVEL_DESCRIPTIONS", "SEARCH_HOOKS", "Chooser", "SeatView", "choose_action",
+           "history_entry", "random_action", "seat_view"]
 
 Chooser = Callable[[SeatView, random.Random], Action | None]
 
@@ -45,8 +45,7 @@ DETERMINIZERS: Mapping[str, Callable[[SeatView, Sequence[JSON], random.Random], 
 
 
 def _levels(random_level: Chooser, easy: Chooser, hooks: SearchHooks[Any]) -> dict[str, Chooser]:
-    return {"random": random_level, "easy": easy, "medium": search.level("medium", hooks),
-            "hard": search.level("hard", hooks)}
+    return {"random": random_level, "easy": easy, **{name: search.level(name, hooks) for name in search.SEARCH_LEVELS}}
 
 
 LEVELS: Mapping[str, Mapping[str, Chooser]] = {
@@ -56,6 +55,16 @@ LEVELS: Mapping[str, Mapping[str, Chooser]] = {
     "talmut": _levels(talmut.random_level, talmut.easy, talmut.SEARCH),
 }
 """Per game, its AI levels from weakest to strongest: `GET /v1/rules/{game}` lists them in this order."""
+LEVEL_DESCRIPTIONS: Mapping[str, str] = {
+    "random": "Plays a legal move chosen at random and never resigns: a baseline, not an opponent.",
+    "easy": "A rule bot: it plays by a few rules of thumb of the game, at once.",
+    "medium": "Searches the game tree over the hands its seat may face (information-set Monte Carlo tree search) "
+              "with a tenth of hard's work, in well under a second; in a small Durak endgame it first tries to "
+              "solve the rest exactly.",
+    "hard": "The same search with ten times the work, up to about a second per move; once a Durak endgame is "
+            "small enough to solve within its budget, it plays a won position perfectly.",
+}
+"""What each level does, for players choosing one (`GET /v1/rules/{game}`); engine/ai/ratings.py measures them."""
 
 
 def choose_action(view: SeatView, level: str, rng: random.Random) -> Action | None:

@@ -49,6 +49,7 @@ RATE_MARGIN = 1.5
 """How many times fewer moves per iteration than so far the rest of a search is assumed able to take when judging
 if its move is decided."""
 UNLIMITED_MOVES = 2**62
+"""A `Budget.moves` that never runs out: the search is bounded by its iterations (and the time cap) only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,7 +414,7 @@ def solve_exactly(hooks: SearchHooks[Any], view: SeatView, max_moves: int) -> So
     actions = hooks.root_actions(view)
     if state is None or len(actions) < 2:
         return None
-    return solve(hooks.game, state, view["you"], actions, max_moves, hooks.solve_key or (lambda position: position))
+    return solve(hooks.game, state, view["you"], actions, max_moves, hooks.solve_key)
 
 
 def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Random], Action | None]:

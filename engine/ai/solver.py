@@ -40,20 +40,22 @@ def solve(
     me: Seat,
     actions: list[Action],
     max_moves: int,
-    key: Callable[[Any], Hashable] = lambda state: state,
+    key: Callable[[Any], Hashable] | None = None,
 ) -> Solution:
     """The exact value of `state` for seat `me` (to act, with its candidate `actions`) and a move that keeps it.
 
     Unless that takes more than `max_moves` moves applied: then `value` and `action` are None. Two seats, one of
     them to act at a time (`game.to_act`); `resign` is never weighed. The first of equally good `actions` is
     chosen, so the answer is a function of its arguments. `key(state)` names a position in the transposition
-    table: states that differ only in what cannot change the rest of the game may share one.
+    table (None: the state itself): states that differ only in what cannot change the rest of the game may share
+    one.
 
     Raises:
         ValueError: `me` is not the one seat to act in `state`.
     """
     if game.to_act(state) != {me}:
         raise ValueError(f"seat {me} is not the one seat to act")
+    name_of = key or (lambda position: position)
     bounds: dict[Hashable, tuple[float, float]] = {}
     best_first: dict[Hashable, int] = {}
     spent = 0
@@ -69,7 +71,7 @@ def solve(
         result = game.result(position)
         if result is not None:
             return 0.5 if result.draw else (1.0 if me in result.winners else 0.0)
-        name = key(position)
+        name = name_of(position)
         lower, upper = bounds.get(name, (0.0, 1.0))
         if lower >= beta or lower == upper:
             return lower

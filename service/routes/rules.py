@@ -8,7 +8,8 @@ from flask.views import MethodView
 from flask_smorest import abort
 
 from engine import GAMES
-from engine.ai import LEVELS
+from engine.ai import LEVEL_DESCRIPTIONS, LEVELS
+from engine.ai.ratings import RATINGS
 from service.extensions import Blueprint
 from service.schemas.games import RulesSchema
 
@@ -18,8 +19,9 @@ blp = Blueprint("rules", __name__, url_prefix="/v1/rules", description="The game
 def describe(game_id: str) -> dict[str, Any]:
     """The rules entry of one game: id, title, seat counts, options with defaults, action types, AI levels.
 
-    `rules` names the developers' specification in the project; `rules_page` is the players' rules page this
-    server serves (service/routes/web.py), in four languages.
+    Each AI level also comes with what it does and its measured rating (`ai_level_details`). `rules` names the
+    developers' specification in the project; `rules_page` is the players' rules page this server serves
+    (service/routes/web.py), in four languages.
     """
     game = GAMES[game_id]
     return {
@@ -29,8 +31,20 @@ def describe(game_id: str) -> dict[str, Any]:
         "options": game.describe_options(),
         "action_types": list(game.ACTIONS),
         "ai_levels": list(LEVELS[game_id]),
+        "ai_level_details": [level_details(game_id, level) for level in LEVELS[game_id]],
         "rules": f"shared/rules/{game_id}.md",
         "rules_page": f"/rules/{game_id}",
+    }
+
+
+def level_details(game_id: str, level: str) -> dict[str, Any]:
+    """One AI level of a game: its description (engine/ai LEVEL_DESCRIPTIONS) and measured rating, if any."""
+    measured = RATINGS.get(game_id, {}).get(level)
+    return {
+        "level": level,
+        "description": LEVEL_DESCRIPTIONS[level],
+        "rating": None if measured is None else measured[0],
+        "rating_interval": None if measured is None else list(measured[1:]),
     }
 
 

@@ -401,6 +401,23 @@ class EventListSchema(ma.Schema):
     )
 
 
+class AiLevelSchema(ma.Schema):
+    """One AI level of a game: what it does and how strong it measured."""
+
+    level = fields.String(required=True, metadata={"example": "hard"})
+    description = fields.String(required=True)
+    rating = fields.Integer(
+        required=True, allow_none=True,
+        metadata={"description": "Bradley-Terry rating on the Elo scale, `random` = 1000 (400 more: 10:1 odds); "
+                                 "null where not measured (Talmut's tables seat three or more)", "example": 1350},
+    )
+    rating_interval = fields.List(
+        fields.Integer(), required=True, allow_none=True,
+        metadata={"description": "the rating's 95% interval, [low, high], relative to `random` (whose own is "
+                                 "a single point)", "example": [1250, 1460]},
+    )
+
+
 class RulesSchema(ma.Schema):
     """A game Cardroom offers."""
 
@@ -410,6 +427,11 @@ class RulesSchema(ma.Schema):
     options = fields.Dict(required=True)
     action_types = fields.List(fields.String(), required=True)
     ai_levels = fields.List(fields.String(), required=True)
+    ai_level_details = fields.List(
+        fields.Nested(AiLevelSchema), required=True,
+        metadata={"description": "the levels of `ai_levels`, in the same order (weakest first), each with what it "
+                                 "does and its measured rating"},
+    )
     rules = fields.String(
         required=True, metadata={"description": "the specification's file in the Cardroom project (not served)"}
     )

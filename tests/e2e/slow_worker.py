@@ -1,6 +1,6 @@
 """Test-only: `python -m tests.e2e.slow_worker SECONDS` runs the real worker, each AI decision first sleeping SECONDS.
 
-Nothing in the product knows about it: the patch lives in this process (and the work horses it forks), so a test
+Nothing in the product knows about it: the patch lives in this process, where the worker runs its jobs, so a test
 can kill a worker that is certainly in the middle of an AI job.
 """
 

@@ -54,7 +54,7 @@ def setup(redis_connection) -> Iterator[tuple[Api, dict[str, str], list[subproce
 
 
 def start_worker(environment: dict[str, str], *module: str) -> subprocess.Popen[bytes]:
-    # its own process group: SIGKILL takes the worker, its work horse and its scheduler at once, like a lost pod
+    # its own process group: SIGKILL takes the worker and its scheduler at once, like a lost pod
     return subprocess.Popen([sys.executable, "-m", *module], cwd=REPO, env=environment, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -113,7 +113,7 @@ def test_ai_move_survives_a_worker_killed_mid_job_exactly_once(setup) -> None:  
     assert int(api.connection.get(services.store.revive_key(game_id, version, 1))) == 1, "revived exactly once"
 
 
-def test_a_worker_runs_each_job_in_its_own_process(setup) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_runs_jobs_in_its_own_process_not_a_forked_one(setup) -> None:  # type: ignore[no-untyped-def]
     """No fork per job (issue 17: a fork cost ~25 ms of every AI turn): the job runs in the worker's process."""
     api, environment, processes = setup
     processes.append(start_worker(environment, "worker"))
@@ -146,3 +146,24 @@ def test_a_job_running_longer_than_the_staleness_threshold_is_kept_alive_not_rev
     wait_for(lambda: job.get_status() == JobStatus.FINISHED, HANG_GUARD_SECONDS, "finished job")
     assert job.return_value() == "played"
     assert api.connection.get(services.store.revive_key(game_id, version, 1)) is None, "revived while it ran"
+
+
+def test_sigterm_during_a_job_lets_it_finish_then_the_worker_exits(setup) -> None:  # type: ignore[no-untyped-def]
+    """Warm shutdown with the job in the worker's own process: the signal only notes the request (no Redis write,
+    no wait for the scheduler in the job's frame, worker/sweeper.py `request_stop`), the move is played, and the
+    worker exits cleanly."""
+    api, environment, processes = setup
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = api.view(game_id, token).json
+    while 1 not in view["to_act"]:
+        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
+        view = api.act(game_id, token, move).json
+    services = api.services
+    job = Job.fetch(ai_job_id(game_id, view["version"], 1), services.queue.connection, services.queue.serializer)
+    processes.append(start_worker(environment, "tests.e2e.slow_worker", "2"))
+    wait_for(lambda: job.get_status() == JobStatus.STARTED, HANG_GUARD_SECONDS, "started AI job")
+    processes[-1].send_signal(signal.SIGTERM)
+    assert processes[-1].wait(timeout=HANG_GUARD_SECONDS) == 0
+    assert services.store.version(game_id) == view["version"] + 1, "the job in flight was not finished"
+    assert job.get_status() == JobStatus.FINISHED and job.return_value() == "played"

@@ -84,6 +84,29 @@ def test_a_failed_job_is_answered_by_its_failure_callback(api, monkeypatch) -> N
                           "fallback": "easy", "reason": "error"}]
 
 
+def test_a_job_stopped_by_a_cold_shutdown_is_left_to_the_sweep(api, monkeypatch) -> None:
+    """A second SIGTERM raises SystemExit inside the job (it runs in the worker's own process): the failure
+    callback plays no fallback move, so the turn is revived later at its own level, not answered by `easy`."""
+    calls = []
+    choose_action = jobs.choose_action
+
+    def stopped_once(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise SystemExit(1)
+        return choose_action(*args, **kwargs)
+
+    monkeypatch.setattr(jobs, "choose_action", stopped_once)
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "hard"}], seed=7)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = created.json
+    if 1 not in view["to_act"]:
+        view = api.act(game_id, token, view["legal_actions"][0]).json
+    api.run_ai()
+    assert api.services.store.version(game_id) == view["version"]
+    assert [event for event in events_of(api, game_id) if event["type"] == "ai_fallback"] == []
+
+
 def test_the_ai_history_holds_only_what_its_seat_may_see(api) -> None:
     """The search's history is `GET /events` for its seat: another seat's private fields never reach it."""
     from service.views import ai_seat_view

@@ -329,6 +329,27 @@ def test_rules_lists_only_existing_levels(api):
     assert rules["action_types"] == ["attack", "defend", "take", "done", "resign"]
 
 
+def test_rules_describe_each_level_with_its_measured_rating(api):
+    """Issue 17: players know what to choose. Every level of every game says what it does, in the order of
+    `ai_levels`; the two-seat games carry the ladder's ratings (engine/ai/ratings.py), each inside its interval,
+    `hard` above `random` (Tadmur's `easy` is not: docs/benchmarks.md); Talmut, not measured, says null."""
+    for game_id in ("durak", "svoi_koziri", "tadmur", "talmut"):
+        rules = api.request("GET", f"/v1/rules/{game_id}").json
+        details = rules["ai_level_details"]
+        assert [entry["level"] for entry in details] == rules["ai_levels"]
+        assert all(len(entry["description"]) > 20 for entry in details)
+        if game_id == "talmut":
+            assert {(entry["rating"], entry["rating_interval"]) for entry in details} == {(None, None)}
+            continue
+        ratings = {entry["level"]: entry["rating"] for entry in details}
+        assert ratings["random"] == 1000
+        assert ratings["random"] == min(ratings.values()) or game_id == "tadmur"
+        assert ratings["hard"] == max(ratings.values())
+        for entry in details:
+            low, high = entry["rating_interval"]
+            assert low <= entry["rating"] <= high
+
+
 def test_health_and_docs(api):
     assert api.request("GET", "/healthz").status_code == 200
     assert api.request("GET", "/readyz").json == {"status": "ok"}

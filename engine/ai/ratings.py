@@ -1,0 +1,23 @@
+"""How strong each AI level measured: Bradley-Terry ratings on the Elo scale, `random` fixed at 1000.
+
+400 points more means 10:1 odds of winning a game. Measured by `python bench/ai_strength.py --ladder` (a round
+robin of `lowest`, `random`, `easy`, `medium` and `hard`; docs/benchmarks.md has the run, its command and the
+games behind each figure), with 95% bootstrap intervals. Talmut has no rating: its tables seat three or more, so
+its games are not the two-player comparisons the ladder fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
+    # 2026-12-02, 261 games (12 per pairing, 4 in Svoi Koziri): wide intervals, see docs/benchmarks.md
+    "durak": {"random": (1000, 1000, 1000), "easy": (1440, 1289, 1567), "medium": (1415, 1308, 1534),
+              "hard": (1663, 1516, 1804)},
+    "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1208, 1019, 1358), "medium": (1307, 1214, 1427),
+                    "hard": (1389, 1266, 1553)},
+    "tadmur": {"random": (1000, 1000, 1000), "easy": (943, 816, 1050), "medium": (1156, 1033, 1265),
+               "hard": (1329, 1178, 1499)},
+}
+"""Per game and offered level: (rating, low, high), the rating and its 95% interval, relative to `random` (whose
+own interval is therefore a single point)."""
