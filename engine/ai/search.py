@@ -67,7 +67,7 @@ class Budget:
 
 SEARCH_LEVELS = ("medium", "hard")
 """The levels that search (the others are rule bots)."""
-HARD_MOVES = {"durak": 20_000, "svoi_koziri": 16_000, "tadmur": 15_000, "talmut": 9_000}
+HARD_MOVES = {"durak": 16_000, "svoi_koziri": 16_000, "tadmur": 15_000, "talmut": 9_000}
 """Moves one `hard` decision may apply, per game: about 0.8 s on an idle core of the reference machine at the 95th
 percentile of positions (a move costs 35-125 microseconds with its share of sampling, most in 8-seat Talmut), and
 the same number of moves, so the same decision, on a busy machine (docs/benchmarks.md)."""

@@ -294,6 +294,8 @@ def test_the_search_makes_the_recorded_choices() -> None:
     `search_choices.json` by the code of f5e7a93: restructuring the search (issue 16) changed nothing it decides.
     A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut views
     got the `options` their games had (the defaults) when views began to show them: the same choices follow.
+    Durak's playout became `lowest`-like (issue 17, engine/ai/durak.py `rollout_action`): its three views whose
+    choices it changed were recorded anew; the other 21 still match f5e7a93's.
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24
