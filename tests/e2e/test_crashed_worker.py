@@ -69,6 +69,17 @@ def wait_for(condition, seconds: float, what: str):  # type: ignore[no-untyped-d
     pytest.fail(f"no {what} within {seconds} s")
 
 
+def ai_turn_due(api: Api) -> tuple[str, dict]:  # type: ignore[type-arg]
+    """A human-vs-`easy` game played (by its human) until the AI seat is to act; its id and the human's view."""
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    view = api.view(game_id, token).json
+    while 1 not in view["to_act"]:
+        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
+        view = api.act(game_id, token, move).json
+    return game_id, view
+
+
 @pytest.fixture(scope="session")
 def redis_connection():  # type: ignore[no-untyped-def]
     from service.config import redis_client
@@ -126,12 +137,7 @@ def test_a_job_running_longer_than_the_staleness_threshold_is_kept_alive_not_rev
     """A job running in the worker's own process is marked alive while it runs (worker/sweeper.py `perform_job`):
     a slow AI decision (2 x `AI_JOB_STALE_SECONDS` here) stays pending and is played once, never revived."""
     api, environment, processes = setup
-    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
-    game_id, token = created.json["game_id"], created.json["player_token"]
-    view = api.view(game_id, token).json
-    while 1 not in view["to_act"]:
-        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
-        view = api.act(game_id, token, move).json
+    game_id, view = ai_turn_due(api)
     version = view["version"]
     services = api.services
     job = Job.fetch(ai_job_id(game_id, version, 1), services.queue.connection, services.queue.serializer)
@@ -153,12 +159,7 @@ def test_sigterm_during_a_job_lets_it_finish_then_the_worker_exits(setup) -> Non
     no wait for the scheduler in the job's frame, worker/sweeper.py `request_stop`), the move is played, and the
     worker exits cleanly."""
     api, environment, processes = setup
-    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
-    game_id, token = created.json["game_id"], created.json["player_token"]
-    view = api.view(game_id, token).json
-    while 1 not in view["to_act"]:
-        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
-        view = api.act(game_id, token, move).json
+    game_id, view = ai_turn_due(api)
     services = api.services
     job = Job.fetch(ai_job_id(game_id, view["version"], 1), services.queue.connection, services.queue.serializer)
     processes.append(start_worker(environment, "tests.e2e.slow_worker", "2"))
