@@ -11,8 +11,7 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
-from engine.ai import SeatView, choose_action
-from engine.ai.search import SEARCH_LEVELS
+from engine.ai import SeatView, choose_action, reads_history
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service.game_metrics import observe_ai_decision
@@ -38,8 +37,7 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     if isinstance(record, str):
         return record
     level = record.seats[seat].level or "random"
-    # only the search levels read the history; the rule bots answer from the view at once
-    view = ai_seat_view(record, seat, store.events(game_id) if level in SEARCH_LEVELS else None)
+    view = ai_seat_view(record, seat, store.events(game_id) if reads_history(record.game, level) else None)
     if not view["legal_actions"]:
         return "stale"
     rng = random.Random(f"{game_id}:{expected_version}:{seat}")

@@ -17,7 +17,7 @@ from engine.ai.view import SeatView, history_entry, seat_view
 from engine.protocol import JSON, Action
 
 __all__ = ["DETERMINIZERS", "LEVELS", "LEVEL_DESCRIPTIONS", "SEARCH_HOOKS", "Chooser", "SeatView", "choose_action",
-           "history_entry", "random_action", "seat_view"]
+           "history_entry", "random_action", "reads_history", "seat_view"]
 
 Chooser = Callable[[SeatView, random.Random], Action | None]
 
@@ -55,12 +55,26 @@ LEVELS: Mapping[str, Mapping[str, Chooser]] = {
     "talmut": _levels(talmut.random_level, talmut.easy, talmut.SEARCH),
 }
 """Per game, its AI levels from weakest to strongest: `GET /v1/rules/{game}` lists them in this order."""
+_EASY_READS_HISTORY = frozenset({"durak"})
+"""The games whose `easy` reads the history: Durak's solves endgames from the cards the history shows gone."""
+
+
+def reads_history(game_id: str, level: str) -> bool:
+    """Whether `level` of `game_id` reads `view["history"]`: the worker loads the events only for those that do.
+
+    >>> reads_history("durak", "easy"), reads_history("tadmur", "easy"), reads_history("tadmur", "hard")
+    (True, False, True)
+    """
+    return level in search.SEARCH_LEVELS or (level == "easy" and game_id in _EASY_READS_HISTORY)
+
+
 LEVEL_DESCRIPTIONS: Mapping[str, str] = {
     "random": "Plays a legal move chosen at random and never resigns: a baseline, not an opponent.",
-    "easy": "A rule bot: it plays by a few rules of thumb of the game, at once.",
+    "easy": "A rule bot: it plays by a few rules of thumb of the game, at once (in Durak it also plays the last "
+            "few cards exactly).",
     "medium": "Searches the game tree over the hands its seat may face (information-set Monte Carlo tree search) "
-              "with a tenth of hard's work, in well under a second; in a small Durak endgame it first tries to "
-              "solve the rest exactly.",
+              "with a tenth of hard's work, in well under a second; in a small Durak or Svoi Koziri endgame it "
+              "first tries to solve the rest exactly.",
     "hard": "The same search with ten times the work, up to about a second per move; once a Durak endgame is "
             "small enough to solve within its budget, it plays a won position perfectly.",
 }

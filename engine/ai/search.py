@@ -165,6 +165,7 @@ class SearchHooks(Generic[StateT]):
         exact_state: `(view, history) -> state | None`, the full state when the seat knows every card in it (Durak
             once the stock is empty), else None: a search level then solves the rest exactly (engine/ai/solver.py).
         solve_key: `state -> key`, what names a position in the solver's transposition table. Default: the state.
+        solve_share: the share of a level's moves a solve may spend (the rest goes to the search if it fails).
     """
 
     game: Game[StateT, Any]
@@ -179,6 +180,7 @@ class SearchHooks(Generic[StateT]):
     before_search: Callable[[SeatView, random.Random], Action | str | None] | None = None
     exact_state: Callable[[SeatView, Sequence[JSON]], StateT | None] | None = None
     solve_key: Callable[[StateT], Hashable] | None = None
+    solve_share: float = 0.5
 
     def sampler(self, view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], StateT]:
         """The sampler of one search: `prepare_sampler`'s, or `sample_state` per sample."""
@@ -421,9 +423,10 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
     """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, within `budget_for(game, name)`.
 
     `hooks.before_search`, if set, may answer first (module docstring of `SearchHooks`). Where the seat knows
-    every card (`hooks.exact_state`), half the budget's moves go to solving the rest of the game exactly: a won or
-    drawn position is played by its solved move, so a won endgame is never lost. A lost one, or one too big to
-    solve, goes to the search with the moves left (against a fallible opponent the search finds chances).
+    every card (`hooks.exact_state`), `hooks.solve_share` of the budget's moves go to solving the rest of the game
+    exactly: a won or drawn position is played by its solved move, so a won endgame is never lost. A lost one, or
+    one too big to solve, goes to the search with the moves left (against a fallible opponent the search finds
+    chances).
     """
 
     def choose(view: SeatView, rng: random.Random) -> Action | None:
@@ -432,7 +435,7 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
             if not isinstance(early, str):
                 return early
         budget = budget_for(hooks.game.ID, name)
-        solved = solve_exactly(hooks, view, budget.moves // 2)
+        solved = solve_exactly(hooks, view, int(budget.moves * hooks.solve_share))
         if solved is not None:
             if solved.action is not None and solved.value is not None and solved.value >= 0.5:
                 return solved.action

@@ -34,6 +34,11 @@ class _OutOfMoves(Exception):
     """The budget ran out before the position was solved."""
 
 
+MAX_DEPTH = 400
+"""A line longer than this many moves counts as out of budget: the walk is recursive, and a game whose positions
+may repeat (Svoi Koziri's takes, svoi_koziri.md §3.9) can make lines long before its repetition draw ends them."""
+
+
 def solve(
     game: Game[Any, Any],
     state: Any,
@@ -44,7 +49,8 @@ def solve(
 ) -> Solution:
     """The exact value of `state` for seat `me` (to act, with its candidate `actions`) and a move that keeps it.
 
-    Unless that takes more than `max_moves` moves applied: then `value` and `action` are None. Two seats, one of
+    Unless that takes more than `max_moves` moves applied, or a line deeper than `MAX_DEPTH`: then `value` and
+    `action` are None. Two seats, one of
     them to act at a time (`game.to_act`); `resign` is never weighed. The first of equally good `actions` is
     chosen, so the answer is a function of its arguments. `key(state)` names a position in the transposition
     table (None: the state itself): states that differ only in what cannot change the rest of the game may share
@@ -67,7 +73,9 @@ def solve(
             raise _OutOfMoves
         return game.apply(position, seat, action)[0]
 
-    def value(position: Any, alpha: float, beta: float) -> float:
+    def value(position: Any, alpha: float, beta: float, depth: int) -> float:
+        if depth > MAX_DEPTH:
+            raise _OutOfMoves
         result = game.result(position)
         if result is not None:
             return 0.5 if result.draw else (1.0 if me in result.winners else 0.0)
@@ -87,7 +95,7 @@ def solve(
         best, best_index = (0.0 if maximising else 1.0), order[0]
         low, high = alpha, beta
         for index in order:
-            found = value(apply(position, seat, moves[index]), low, high)
+            found = value(apply(position, seat, moves[index]), low, high, depth + 1)
             if (found > best) if maximising else (found < best):
                 best, best_index = found, index
             if maximising:
@@ -108,7 +116,7 @@ def solve(
     try:
         for target in (1.0, 0.5):  # is there a win? else a draw? (narrow windows cut the most)
             for action in actions:
-                if value(apply(state, me, action), target - 0.25, target) >= target:
+                if value(apply(state, me, action), target - 0.25, target, 1) >= target:
                     return Solution(target, action, spent)
     except _OutOfMoves:
         return Solution(None, None, max_moves)

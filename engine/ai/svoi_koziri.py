@@ -169,8 +169,28 @@ def estimate(state: SvoiKoziriState) -> list[float]:
     return [ahead, 1 - ahead]
 
 
+SOLVABLE_CARDS = 8
+"""Cards in the two hands up to which a search level tries to solve the rest: of the positions met in 30 `easy`
+self-play games, the solver settled about half of those with 6 to 8 cards within 200 moves, and nearly none of
+the others within 8,000 (the pile's takes make lines long, §3.6, §3.9); hence a small share of the moves too."""
+SOLVE_SHARE = 1 / 16
+"""The share of a search level's moves a solve may spend: 1,000 of `hard`'s 16,000."""
+
+
+def exact_state(view: SeatView, history: Sequence[JSON]) -> SvoiKoziriState | None:
+    """The whole position once the hands hold at most `SOLVABLE_CARDS` together, else None (engine/ai/solver.py).
+
+    After the deal nothing is hidden from a player that remembers (`sample_state`), so this is `sample_state`
+    itself, its repetition record replayed from the history (svoi_koziri.md §3.9); None before the deal.
+    """
+    state = view["state"]
+    if state["step"] == "choose_trump" or sum(state["hand_sizes"]) > SOLVABLE_CARDS:
+        return None
+    return sample_state(view, history, random.Random(0))
+
+
 SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
     sk, sample_state, prepare_sampler=prepare_sampler, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT,
-    estimate=estimate,
+    estimate=estimate, exact_state=exact_state, solve_share=SOLVE_SHARE,
 )
 """Svoi Koziri's hooks for the search levels (engine.ai.search)."""

@@ -298,33 +298,67 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     )
 
 
+SCORE_SCALE = 24.0
+"""Round points between a seat and the mean of the others that take its playout reward from even (½) to 0 or 1:
+about the spread of a round's scores at 3 seats (four cards of mean 6.1, a caller's few)."""
+
+
 def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> list[float] | None:
     """Stop a playout when the round (or the game) ends; else None.
 
-    Each seat's reward is the share of other seats whose total is higher than its own (lower is better in Talmut,
-    talmut.md §5.5), a tie counting half.
+    A finished round rewards each seat by its round points against the mean of the others' (lower is better,
+    talmut.md §5.3): ½ + (others' mean − own) / (2 × `SCORE_SCALE`), within 0..1, so that a round lost by 20
+    counts worse than one lost by 2. When the game ended (§5.5), each seat's reward is instead the share of other
+    seats whose total is higher than its own, a tie counting half: only the result counts then.
     """
     if state.reason is None and state.round == start.round:
         return None
-    totals = state.totals
     seats = state.seats
+    totals = state.totals
+    if state.reason is not None:
+        return [
+            sum(1.0 if totals[other] > totals[seat] else 0.5 if totals[other] == totals[seat] else 0.0
+                for other in range(seats) if other != seat) / (seats - 1)
+            for seat in range(seats)
+        ]
+    return _points_rewards([totals[seat] - start.totals[seat] for seat in range(seats)])
+
+
+def _points_rewards(points: Sequence[float]) -> list[float]:
+    seats = len(points)
     rewards = []
     for seat in range(seats):
-        better = sum(1.0 if totals[other] > totals[seat] else 0.5 if totals[other] == totals[seat] else 0.0
-                     for other in range(seats) if other != seat)
-        rewards.append(better / (seats - 1))
+        others = (sum(points) - points[seat]) / (seats - 1)
+        rewards.append(min(1.0, max(0.0, 0.5 + (others - points[seat]) / (2 * SCORE_SCALE))))
     return rewards
 
 
-ROLLOUT_LIMIT = 200
+def estimate(state: talmut_game.TalmutState) -> list[float]:
+    """A cut-off playout's rewards: as if the round ended now, rewarded as `evaluate` rewards a finished round.
+
+    Each layout scores the cards the sample gives it (the round points of talmut.md §5.3, without a false
+    caller's penalty).
+    """
+    return _points_rewards([talmut_game.layout_total(layout) for layout in state.layouts])
+
+
+ROLLOUT_LIMIT = 12
+"""Playouts stop after this many moves (about a turn of each seat at 3) and are scored by `estimate`: played to
+the round's end they ran 50-100 moves, so `medium`'s 900 moves bought a dozen samples."""
+_DECK_MEANS = {
+    size: sum(map(talmut_game.value, deck)) / len(deck)
+    for size in (40, 48)
+    for deck in [talmut_game.full_deck(talmut_game.Options(deck_size=size))]
+}
 
 
 def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[int, Action] | None:
     """The playout policy on the full state, using only what each seat knows there (its `seen_by` cards).
 
     A seat that knows one of its cards has the window's rank matches it; the turn seat draws the discard when it
-    beats its worst known card, swaps a drawn card for its worst card (unknown ones count 6), peeks at its own
-    unknown cards, skips blind swaps, and calls once it knows its whole layout and the total is at most 5.
+    beats its worst known card, swaps a drawn card for its worst card (an unknown one counts the deck's mean value,
+    as `easy` counts it: 6.1 in the 40-card deck, 6.5 in the 48), peeks at its own unknown cards, skips blind
+    swaps, and calls once it knows its whole layout and the total is at most 5.
     """
     window = state.window
     if window is not None:
@@ -340,8 +374,10 @@ def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[
     legal = talmut_game.legal_actions(state, seat)
     layout = state.layouts[seat]
 
+    unknown = _DECK_MEANS[state.options.deck_size]
+
     def worth(slot: talmut_game.Slot) -> float:
-        return float(slot.card.rank) if slot.card is not None and seat in slot.seen_by else 6.0
+        return float(slot.card.rank) if slot.card is not None and seat in slot.seen_by else unknown
 
     filled = [(worth(slot), position) for position, slot in enumerate(layout) if slot.card is not None]
     worst = max(filled) if filled else None
@@ -394,6 +430,6 @@ def root_actions(view: SeatView) -> list[Action]:
 
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
     talmut_game, sample_state, root_actions=root_actions, rollout_action=rollout_action, evaluate=evaluate,
-    rollout_limit=ROLLOUT_LIMIT, before_search=search_first,
+    rollout_limit=ROLLOUT_LIMIT, estimate=estimate, before_search=search_first,
 )
 """Talmut's hooks for the search levels (engine.ai.search)."""

@@ -295,7 +295,9 @@ def test_the_search_makes_the_recorded_choices() -> None:
     A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut views
     got the `options` their games had (the defaults) when views began to show them: the same choices follow.
     Durak's playout became `lowest`-like (issue 17, engine/ai/durak.py `rollout_action`): its three views whose
-    choices it changed were recorded anew; the other 21 still match f5e7a93's.
+    choices it changed were recorded anew. Talmut's playouts then became rewarded by round points and cut off after
+    `ROLLOUT_LIMIT` moves (engine/ai/talmut.py `evaluate`, `estimate`): the ten Talmut views whose choice,
+    iterations or visits that changed were recorded anew (six of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -19,6 +19,7 @@ from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
 from tests.decks import cards
+from tests.engine.endgames import solved_wins_lost
 
 
 def remembered(state: DurakState) -> list[dict[str, Any]]:
@@ -48,10 +49,14 @@ def values(state: DurakState) -> dict[str, float | None]:
             solve(durak, state, seat, [action], 100_000, solve_key).value for action in moves}
 
 
-def hard(state: DurakState, history: list[dict[str, Any]]) -> dict[str, Any]:
+def play(level: str, state: DurakState, history: list[dict[str, Any]]) -> dict[str, Any]:
     (seat,) = durak.to_act(state)
     view = {**seat_view("durak", state, seat), "history": history}
-    return dict(LEVELS["durak"]["hard"](view, random.Random(0)))  # type: ignore[arg-type]
+    return dict(LEVELS["durak"][level](view, random.Random(0)))  # type: ignore[arg-type]
+
+
+def hard(state: DurakState, history: list[dict[str, Any]]) -> dict[str, Any]:
+    return play("hard", state, history)
 
 
 def test_lead_the_card_the_defender_cannot_beat() -> None:
@@ -62,6 +67,15 @@ def test_lead_the_card_the_defender_cannot_beat() -> None:
     state = endgame(Suit.HEARTS, ("6S 6D", "7S"), 0)
     assert values(state) == {"attack 6S": 0.0, "attack 6D": 1.0}
     assert hard(state, remembered(state)) == {"type": "attack", "card": "6D"}
+
+
+def test_easy_solves_a_small_endgame_and_plays_by_its_rules_without_the_history() -> None:
+    """`easy` solves endgames within its few moves (engine/ai/durak.py `EASY_SOLVE_MOVES`): it leads 6♦ (above).
+    Without the history the discard pile is unknown, so there is nothing to solve and its rule leads the first of
+    the cheapest cards, the losing 6♠."""
+    state = endgame(Suit.HEARTS, ("6S 6D", "7S"), 0)
+    assert play("easy", state, remembered(state)) == {"type": "attack", "card": "6D"}
+    assert play("easy", state, []) == {"type": "attack", "card": "6S"}
 
 
 def test_defend_with_the_trump_not_the_natural_card() -> None:
@@ -75,6 +89,8 @@ def test_defend_with_the_trump_not_the_natural_card() -> None:
     history = [*remembered(state), {"version": 3, "type": "attacked", "seat": 0, "card": "8S"}]
     assert values(state) == {"defend 9S": 0.5, "defend 7H": 1.0, "take": 0.0}
     assert hard(state, history) == {"type": "defend", "card": "7H", "against": "8S"}
+    assert play("easy", state, history) == {"type": "defend", "card": "7H", "against": "8S"}
+    assert play("easy", state, []) == {"type": "defend", "card": "9S", "against": "8S"}  # its rule: the cheapest
 
 
 def test_lead_the_odd_card_and_keep_the_pair() -> None:
@@ -120,35 +136,11 @@ def test_the_exact_state_is_what_the_seat_knows_and_only_once_the_stock_is_empty
 def test_a_solved_endgame_is_never_lost_in_self_play() -> None:
     """200 endgames of random games, from the first small position (8 cards at most) the seat to act has solved as
     a win: `hard` against `hard` from there, and the solved winner wins every one."""
-    played = 0
-    seed = 0
-    while played < 200:
-        seed += 1
-        state = durak.new_game(2, durak.parse_options({}), seed=seed)
-        rng = random.Random(seed)
-        histories: list[list[dict[str, Any]]] = [[], []]
-        version, winner = 1, None
-        while durak.result(state) is None:
-            (seat,) = durak.to_act(state)
-            moves = [action for action in durak.legal_actions(state, seat) if action["type"] != "resign"]
-            small = sum(map(len, state.hands)) + 2 * len(state.table) <= 8  # quick to solve: a fast test
-            if winner is None and not state.stock and small and len(moves) > 1:
-                solved = solve(durak, state, seat, moves, 2000, solve_key)
-                if solved.value == 1.0:
-                    winner = seat
-            if winner is None:
-                action = rng.choice(moves)
-            else:
-                view = {**seat_view("durak", state, seat), "history": histories[seat]}
-                action = LEVELS["durak"]["hard"](view, rng)  # type: ignore[arg-type,assignment]
-            state, events = durak.apply(state, seat, action)
-            version += 1
-            for viewer in (0, 1):
-                histories[viewer].extend(history_entry(version, event, viewer) for event in events)
-        if winner is not None:
-            played += 1
-            result = durak.result(state)
-            assert result is not None and result.winners == (winner,), f"seed {seed}: seat {winner} lost a solved win"
+
+    def small(state: DurakState) -> bool:  # quick to solve: a fast test
+        return not state.stock and sum(map(len, state.hands)) + 2 * len(state.table) <= 8
+
+    assert solved_wins_lost("durak", 200, small, lambda state, moves, rng: rng.choice(moves), solve_key) == []
 
 
 @pytest.mark.parametrize("moves", [10, 100])

@@ -6,6 +6,7 @@ import random
 from dataclasses import replace
 
 from engine.ai import DETERMINIZERS, choose_action, seat_view
+from engine.ai import talmut as talmut_ai
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
 
@@ -95,3 +96,20 @@ def test_the_search_samples_the_games_own_options_from_the_view() -> None:
     assert view["state"]["options"] == {"deck_size": 48, "target": 30, "call_penalty": 0, "match_pause_ms": 0}
     sample = DETERMINIZERS["talmut"](view, [], random.Random(0))
     assert sample.options == options and len(talmut.cards_in_play(sample)) == 48
+
+
+def test_a_playout_is_rewarded_by_the_rounds_points_and_at_the_end_by_the_result() -> None:
+    """talmut.md §5.3-§5.5: a finished round rewards each seat by its round points against the others' mean
+    (½ + (mean − own) / 48); a finished game by the share of other seats with a higher total."""
+    start = replace(deal(E2), totals=(10, 10, 10))
+    rounded = replace(start, round=start.round + 1, totals=(13, 20, 30))  # round points 3, 10, 20
+    assert talmut_ai.evaluate(rounded, start) == [0.75, 0.53125, 0.21875]
+    ended = replace(rounded, reason=talmut.Reason.TARGET_REACHED, totals=(13, 60, 13))
+    assert talmut_ai.evaluate(ended, start) == [0.75, 0.0, 0.75]
+    assert talmut_ai.evaluate(start, start) is None  # the round goes on
+
+
+def test_a_cut_off_playout_scores_the_layouts_as_they_lie() -> None:
+    """E2 deals 1O 2O 1C 1E (5 points), 4C 12E 6C 5C (27) and 7B 10B 3E 2B (22) (talmut.md §2.6, §5.3); a playout
+    stopped there rewards them as if the round ended: ½ + (24.5 − 5) / 48, ½ + (13.5 − 27) / 48, ½ + (16 − 22) / 48."""
+    assert talmut_ai.estimate(deal(E2)) == [0.90625, 0.21875, 0.375]
