@@ -75,8 +75,8 @@ LEVEL_DESCRIPTIONS: Mapping[str, str] = {
     "medium": "Searches the game tree over the hands its seat may face (information-set Monte Carlo tree search) "
               "with a tenth of hard's work, in well under a second; in a small Durak or Svoi Koziri endgame it "
               "first tries to solve the rest exactly.",
-    "hard": "The same search with ten times the work, up to about a second per move; once a Durak endgame is "
-            "small enough to solve within its budget, it plays a won position perfectly.",
+    "hard": "The same search with ten times the work, up to about a second per move; once a Durak or Svoi Koziri "
+            "endgame is small enough to solve within its budget, it plays a won position perfectly.",
 }
 """What each level does, for players choosing one (`GET /v1/rules/{game}`); engine/ai/ratings.py measures them."""
 

@@ -45,19 +45,16 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     if not actions:
         raise ValueError("no legal action to choose from")
     solved = solve_exactly(SEARCH, view, EASY_SOLVE_MOVES)
-    if solved is not None and solved.action is not None and solved.value is not None and solved.value >= 0.5:
-        return solved.action
+    if solved is not None and solved.keeping_move is not None:
+        return solved.keeping_move
     return _rules_move(actions, view["state"]["trump_suit"], view["state"]["stock_size"])
 
 
 def _rules_move(actions: Sequence[Action], trump: str, stock: int) -> Action:
     """`easy`'s rules without its endgame solving (`easy`'s docstring).
 
-    `actions` are the seat's legal ones without `resign`, `trump` the trump suit's letter, `stock` the number of
-    cards in the stock.
-
-    Raises:
-        ValueError: `actions` holds no attack, defence, take or done.
+    `actions` are the seat's legal ones without `resign` (at least one), `trump` the trump suit's letter, `stock`
+    the number of cards in the stock.
     """
     by_type: dict[str, list[Action]] = {}
     for action in actions:
@@ -75,8 +72,6 @@ def _rules_move(actions: Sequence[Action], trump: str, stock: int) -> Action:
 
     attacks = by_type.get("attack", [])
     if "done" not in by_type:  # opening a bout: an attack is the only move
-        if not attacks:
-            raise ValueError(f"no Durak move among {list(actions)}")
         return _cheapest(attacks, trump)
     pressing = [action for action in attacks if action["card"][-1] != trump or stock == 0]
     if pressing:

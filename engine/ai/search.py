@@ -437,8 +437,8 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
         budget = budget_for(hooks.game.ID, name)
         solved = solve_exactly(hooks, view, int(budget.moves * hooks.solve_share))
         if solved is not None:
-            if solved.action is not None and solved.value is not None and solved.value >= 0.5:
-                return solved.action
+            if solved.keeping_move is not None:
+                return solved.keeping_move
             budget = replace(budget, moves=budget.moves - solved.moves)
         action = ismcts(hooks, view, rng, budget)
         if action is None:

@@ -29,6 +29,11 @@ class Solution:
     action: Action | None
     moves: int
 
+    @property
+    def keeping_move(self) -> Action | None:
+        """The solved move if it keeps a win or a draw for the seat; None for a lost or an unsolved position."""
+        return self.action if self.value is not None and self.value >= 0.5 else None
+
 
 class _OutOfMoves(Exception):
     """The budget ran out before the position was solved."""
@@ -50,11 +55,10 @@ def solve(
     """The exact value of `state` for seat `me` (to act, with its candidate `actions`) and a move that keeps it.
 
     Unless that takes more than `max_moves` moves applied, or a line deeper than `MAX_DEPTH`: then `value` and
-    `action` are None. Two seats, one of
-    them to act at a time (`game.to_act`); `resign` is never weighed. The first of equally good `actions` is
-    chosen, so the answer is a function of its arguments. `key(state)` names a position in the transposition
-    table (None: the state itself): states that differ only in what cannot change the rest of the game may share
-    one.
+    `action` are None. Two seats, one of them to act at a time (`game.to_act`); `resign` is never weighed. The
+    first of equally good `actions` is chosen, so the answer is a function of its arguments. `key(state)` names a
+    position in the transposition table (None: the state itself): states that differ only in what cannot change
+    the rest of the game may share one.
 
     Raises:
         ValueError: `me` is not the one seat to act in `state`.

@@ -33,8 +33,9 @@ def test_beat_with_the_small_trump_and_leave_the_opponent_a_card_of_its_own_trum
     - beat 7♠, play K♥: seat 1 cannot beat its own trump king (no A♥) and takes five (§3.6: K♥ 7♠ 10♥ K♠ 7♣);
       seat 0 beats the 7♥ left on top with 8♥, its last card, and is out. Win. (Playing 8♥ instead loses: seat 1
       beats with 9♥ and goes out on J♠, which K♥ cannot beat.)
-    - beat K♥: seat 0 must play 7♠ or 8♥, and either way seat 1 beats it and goes out with its last card, which
-      seat 0's last card does not beat (J♠ over 7♠... 9♥ over 8♥). Loss.
+    - beat K♥: seat 0 must play 7♠ or 8♥; seat 1 beats it (J♠ or 9♥ on 7♠, 9♥ on 8♥) and goes out with its other
+      card, which seat 0's last card cannot beat (8♥ beats neither J♠ nor 9♥; 7♠ is below J♠ in seat 0's own
+      trump suit). Loss.
     `easy` beats with the king (it keeps its own trump); the solver finds the seven.
     """
     state = facing(("7S 8H KH", "JS 9H"), "7H 7C KS 10H")
