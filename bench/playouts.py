@@ -7,6 +7,10 @@ legal actions (but `resign`) of a seat that must act, through the public rules (
 `legal_actions`, `apply`, `result`), the same calls a search playout makes. It runs for `--seconds` of the
 process's CPU time (`time.process_time`, which other processes' load barely moves) and prints playouts per second
 and moves per second. Games that run longer than 20,000 moves are cut there and still counted.
+
+A game with a fast path for the search's playouts (engine/ai/durak_playout.py: a private mutable position, checked
+against the public rules by tests/engine/durak/test_playout.py) gets a second line, `fast`: the same uniform
+random games on that position, the speed the search's playouts run at.
 """
 
 from __future__ import annotations
@@ -15,14 +19,19 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engine.games import GAMES  # noqa: E402 - needs the repo root on sys.path
+from engine.ai.durak_playout import Position as DurakPosition  # noqa: E402 - needs the repo root on sys.path
+from engine.games import GAMES  # noqa: E402
 from engine.protocol import capabilities  # noqa: E402
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 8)]
 MAX_MOVES = 20_000
+FAST_PATHS = {"durak": DurakPosition}
+"""The positions of the games whose search playouts have a fast path: built from a state, `over`, `moves()`,
+`play(move)`."""
 
 
 def playout(game_id: str, seats: int, seed: int) -> int:
@@ -43,12 +52,24 @@ def playout(game_id: str, seats: int, seed: int) -> int:
     return moves
 
 
-def measure(game_id: str, seats: int, seconds: float) -> tuple[float, float]:
-    """(playouts per second, moves per second) over `seconds` of CPU time."""
+def fast_playout(game_id: str, seats: int, seed: int) -> int:
+    """`playout` on the game's fast path (`FAST_PATHS`): uniform over its moves; the number of moves made."""
+    game = GAMES[game_id]
+    rng = random.Random(seed)
+    position = FAST_PATHS[game_id](game.new_game(seats, game.parse_options({}), seed=seed))
+    moves = 0
+    while not position.over and moves < MAX_MOVES:
+        position.play(rng.choice(position.moves()))
+        moves += 1
+    return moves
+
+
+def measure(play: Callable[[str, int, int], int], game_id: str, seats: int, seconds: float) -> tuple[float, float]:
+    """(playouts per second, moves per second) of `play` over `seconds` of CPU time."""
     started = time.process_time()
     playouts = moves = 0
     while time.process_time() - started < seconds:
-        moves += playout(game_id, seats, playouts)
+        moves += play(game_id, seats, playouts)
         playouts += 1
     spent = time.process_time() - started
     return playouts / spent, moves / spent
@@ -62,9 +83,13 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'table':<14} {'playouts/s':>11} {'moves/s':>9}")
     for game_id, seats in TABLES:
-        if game_id in args.games:
-            per_second, moves = measure(game_id, seats, args.seconds)
-            print(f"{game_id + ' ' + str(seats):<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
+        if game_id not in args.games:
+            continue
+        per_second, moves = measure(playout, game_id, seats, args.seconds)
+        print(f"{game_id + ' ' + str(seats):<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
+        if game_id in FAST_PATHS:
+            per_second, moves = measure(fast_playout, game_id, seats, args.seconds)
+            print(f"{game_id + ' ' + str(seats) + ' fast':<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
 
 
 if __name__ == "__main__":

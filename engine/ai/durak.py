@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+from engine.ai import durak_playout
 from engine.ai.costs import rank, trump_cost
 from engine.ai.search import SearchHooks, solve_exactly
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games import durak
 from engine.games.durak import DurakState
-from engine.protocol import JSON, Action, Seat
+from engine.protocol import JSON, Action
 
 _EARLY = 6
 """While the stock holds more cards than this, `easy` takes rather than beat with a trump of rank Q or above."""
@@ -127,6 +129,11 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     stock is the rest, with the public indicator last. If the history is incomplete, unexplained unseen cards go
     to the discard pile so that every size in the view still holds.
     """
+    return prepare_sampler(view, history)(rng)
+
+
+def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], DurakState]:
+    """`sample_state` for one search: what the samples share (the known cards, the parsed view) is worked out once."""
     state = view["state"]
     me = view["you"]
     opponent = 1 - me
@@ -138,24 +145,19 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     known -= seen
     discard -= seen | known
     opponent_size = state["hand_sizes"][opponent]
-    known_list = sorted(known)[:opponent_size]
-    pool = [card.code for card in FULL_DECK if card.code not in seen and card.code not in discard]
-    pool = [code for code in pool if code not in known]
-    rng.shuffle(pool)
-    need = opponent_size - len(known_list)
-    opponent_hand = known_list + pool[:need]
+    known_hand = [durak.parse_card(code) for code in sorted(known)[:opponent_size]]
+    unseen = [card for card in FULL_DECK if card.code not in seen and card.code not in discard | known]
+    need = opponent_size - len(known_hand)
     stock_count = max(0, state["stock_size"] - 1)
-    stock = pool[need : need + stock_count] + ([indicator] if indicator else [])
-    extra = pool[need + stock_count :]
-    hands: list[tuple[Card, ...]] = [(), ()]
-    hands[me] = durak.hand_order(durak.parse_card(code) for code in state["hand"])
-    hands[opponent] = durak.hand_order(durak.parse_card(code) for code in opponent_hand)
+    last = (durak.parse_card(indicator),) if indicator else ()
+    my_hand = durak.hand_order(durak.parse_card(code) for code in state["hand"])
+    known_discard = tuple(durak.parse_card(code) for code in sorted(discard))
     first = state["first_attack"]
-    return durak.DurakState(
+    shown = durak.DurakState(
         trump=_SUITS[state["trump_suit"]],
-        stock=tuple(durak.parse_card(code) for code in stock),
-        hands=tuple(hands),
-        discard=tuple(durak.parse_card(code) for code in sorted(discard) + extra),
+        stock=(),
+        hands=((), ()),
+        discard=(),
         table=tuple(
             durak.Row(
                 durak.parse_card(row["attack"]), None if row["defense"] is None else durak.parse_card(row["defense"])
@@ -171,8 +173,24 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
         trump_card_drawn_by=state["trump_card_drawn_by"],
         reason=None,
         loser=None,
-        seed=rng.randrange(2**31),
+        seed=0,
     )
+
+    def sample(rng: random.Random) -> DurakState:
+        pool = list(unseen)
+        rng.shuffle(pool)
+        hands: list[tuple[Card, ...]] = [(), ()]
+        hands[me] = my_hand
+        hands[opponent] = durak.hand_order(known_hand + pool[:need])
+        return replace(
+            shown,
+            stock=(*pool[need : need + stock_count], *last),
+            hands=tuple(hands),
+            discard=known_discard + tuple(pool[need + stock_count :]),
+            seed=rng.randrange(2**31),
+        )
+
+    return sample
 
 
 SOLVABLE_CARDS = 12
@@ -210,31 +228,11 @@ def solve_key(state: DurakState) -> tuple[object, ...]:
 
 
 ROLLOUT_LIMIT = 300
-
-
-def rollout_action(state: DurakState, rng: random.Random) -> tuple[Seat, Action] | None:
-    """The playout policy, on the full state: mostly what the `lowest` bot plays, one time in ten a random move.
-
-    The cheapest card (attack, throw in, defend), trumps counting above every plain card; take only when nothing
-    beats; end a bout only when nothing can be added. Playouts by this policy made `hard` score 91% against
-    `lowest` where the earlier `easy`-like one made it 65% (docs/benchmarks.md): a sampled future played by a
-    bot weaker than the opponent misjudges what a move is worth.
-    """
-    seat = state.defender if durak.to_act(state) == {state.defender} else state.attacker
-    actions = [action for action in durak.legal_actions(state, seat) if action["type"] != "resign"]
-    if not actions:
-        return None
-    if rng.random() < 0.1:
-        return seat, rng.choice(actions)
-    trump = state.trump.letter
-    cards = [action for action in actions if "card" in action]
-    if not cards:
-        return seat, actions[0]
-    return seat, min(cards, key=lambda action: trump_cost(action["card"], trump))
+"""A playout longer than this many moves is cut off as a draw (random Durak games end within about 200)."""
 
 
 SEARCH: SearchHooks[DurakState] = SearchHooks(
-    durak, sample_state, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state,
-    solve_key=solve_key,
+    durak, sample_state, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
+    rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve_key=solve_key,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""

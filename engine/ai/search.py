@@ -155,6 +155,11 @@ class SearchHooks(Generic[StateT]):
             legal actions (but `resign`) of a seat that must act.
         prepare_rollout: `(view, history) -> rollout_action`, the playout policy built once per search from what
             the seat has seen (Tadmur models how often the opponent guesses); used instead of `rollout_action`.
+        playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
+            (Durak: engine/ai/durak_playout.py), used instead of the loop over the public rules and the game's
+            policy: it returns what that loop returns with the same `rng` (the rewards where the game or its
+            `evaluate` stops, else its `estimate` after `limit` moves), and a differential test in the game's
+            tests holds it to that.
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
             is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
             in a draw.
@@ -174,6 +179,7 @@ class SearchHooks(Generic[StateT]):
     root_actions: Callable[[SeatView], list[Action]] = playable_actions
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
     prepare_rollout: Callable[[SeatView, Sequence[JSON]], Callable[[StateT, random.Random], Move | None]] | None = None
+    playout: Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None = None
     evaluate: Callable[[StateT, StateT], list[float] | None] | None = None
     rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
     estimate: Callable[[StateT], list[float]] | None = None
@@ -369,6 +375,10 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
 def _playout(search: _Search[StateT], state: StateT, start: StateT, rng: random.Random) -> list[float]:
     """Play on from `state` by the rollout policy to the end, the game's `evaluate` stop, or the cut-off."""
     hooks = search.hooks
+    if hooks.playout is not None:
+        fast_rewards, played = hooks.playout(state, start, rng, hooks.rollout_limit)
+        search.moves += played
+        return fast_rewards
     depth = 0
     while True:
         rewards = hooks.rewards(state, start, search.seats)

@@ -1,0 +1,203 @@
+"""Durak playouts on a private, mutable position: the search's fast path (shared/STYLE.md §2).
+
+A search plays tens of thousands of playout moves per decision. Through the public rules each move builds a frozen
+state and its events and checks the action against `legal_actions` (engine/legality.py), which the search never
+needs: it only plays listed moves. `Position` holds the same game as lists of card numbers and plays its moves
+unchecked, like python-chess's `push`; `engine/games/durak.py` stays the one statement of the rules.
+tests/engine/durak/test_playout.py plays thousands of random games through both and checks, move by move, the
+same legal moves in the same order and the same state, so a playout here is the playout the public rules give.
+
+A card is its number in `FRENCH_36` (suit `S H D C`, then rank 6..A): numbers sort in Durak's hand order, a
+card's suit is `number // 9` and its rank `6 + number % 9`. The moves are those numbers (attack, throw in or
+defend with that card), `TAKE` and `DONE`; `resign` is never a playout move.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.cards import FRENCH_36, FRENCH_SUITS
+from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
+from engine.protocol import Action, Seat
+
+TAKE = 36
+"""The move `{"type": "take"}`."""
+DONE = 37
+"""The move `{"type": "done"}`."""
+EXPLORE = 0.1
+"""How often the playout policy plays a uniformly random move instead of its cheapest card."""
+
+_NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
+
+
+class Position:
+    """A Durak game in play as mutable lists of card numbers (module docstring), built from a `DurakState`.
+
+    Attributes:
+        trump: the trump suit's index in `S H D C`.
+        stock: the stock, top card last (drawing pops from the end).
+        hands: per seat, card numbers ascending (Durak's hand order).
+        attacks, defences: the table's rows; `defences[i]` is -1 while row i is not beaten.
+        discard: the discard pile in the order the cards left the table.
+        attacker, bout, bout_limit, took, drawn_by: as `DurakState`'s `attacker`, `bout`, `bout_limit`,
+            `defender_took`, `trump_card_drawn_by`.
+        over, loser: whether the game ended (durak.md §3.10) and who lost (None: a draw).
+    """
+
+    __slots__ = ("trump", "stock", "hands", "attacks", "defences", "discard", "attacker", "bout", "bout_limit",
+                 "took", "drawn_by", "over", "loser", "_start")
+
+    def __init__(self, state: DurakState) -> None:
+        self.trump = FRENCH_SUITS.index(state.trump)
+        self.stock = [_NUMBER[card] for card in reversed(state.stock)]
+        self.hands = [sorted(_NUMBER[card] for card in hand) for hand in state.hands]
+        self.attacks = [_NUMBER[row.attack] for row in state.table]
+        self.defences = [-1 if row.defense is None else _NUMBER[row.defense] for row in state.table]
+        self.discard = [_NUMBER[card] for card in state.discard]
+        self.attacker: Seat = state.attacker
+        self.bout = state.bout
+        self.bout_limit = state.bout_limit
+        self.took = state.defender_took
+        self.drawn_by = state.trump_card_drawn_by
+        self.over = state.reason is not None
+        self.loser = state.loser
+        self._start = state
+
+    def mover(self) -> Seat:
+        """The seat to act (`to_act` of durak.md §4.1); only asked while the game is not over."""
+        if not self.took and self.attacks and self.defences[-1] < 0:
+            return 1 - self.attacker
+        return self.attacker
+
+    def moves(self) -> list[int]:
+        """The mover's legal moves but `resign`, in the order of `durak.legal_actions` (durak.md §4.2)."""
+        defences, attacks = self.defences, self.attacks
+        if not self.took and attacks and defences[-1] < 0:  # D beats the open card (§3.1) or takes
+            attack = attacks[-1]
+            suit, trump = attack // 9, self.trump
+            moves = [card for card in self.hands[1 - self.attacker]
+                     if (card // 9 == suit and card > attack) or (card // 9 == trump != suit)]
+            moves.append(TAKE)
+            return moves
+        hand = self.hands[self.attacker]
+        if not attacks:  # a bout opens with any card (§3.2)
+            return list(hand)
+        moves = []
+        if len(attacks) < self.bout_limit:  # a rank on the table (§3.4), within the limit (§3.5)
+            ranks = {card % 9 for card in attacks}
+            ranks.update(card % 9 for card in defences if card >= 0)
+            moves = [card for card in hand if card % 9 in ranks]
+        moves.append(DONE)
+        return moves
+
+    def play(self, move: int) -> None:
+        """Play one of `moves()` for the mover, unchecked (durak.md §3.2-§3.10)."""
+        if move == TAKE:
+            self.took = True
+        elif move == DONE:
+            self._end_bout()
+        elif not self.took and self.attacks and self.defences[-1] < 0:
+            self.hands[1 - self.attacker].remove(move)
+            self.defences[-1] = move
+        else:
+            self.hands[self.attacker].remove(move)
+            self.attacks.append(move)
+            self.defences.append(-1)
+
+    def _end_bout(self) -> None:
+        attacker = self.attacker
+        defender = 1 - attacker
+        hands, stock = self.hands, self.stock
+        table = [card for row in zip(self.attacks, self.defences, strict=True) for card in row if card >= 0]
+        beaten_off = not self.took
+        if beaten_off:
+            self.discard.extend(table)
+        else:  # D picks up every table card (§7.7)
+            hands[defender].extend(table)
+            hands[defender].sort()
+        for seat in (attacker, defender):  # A refills first (§3.8, §7.9)
+            count = min(HAND_SIZE - len(hands[seat]), len(stock))
+            if count > 0:
+                hands[seat].extend(stock.pop() for _ in range(count))
+                hands[seat].sort()
+                if not stock:
+                    self.drawn_by = seat
+        if not stock and not (hands[0] and hands[1]):  # the end check, after the refill (§3.10)
+            self.over = True
+            self.loser = None if not hands[0] and not hands[1] else (0 if hands[0] else 1)
+            return
+        self.attacker = defender if beaten_off else attacker  # §3.9
+        self.attacks, self.defences = [], []
+        self.bout += 1
+        self.bout_limit = min(HAND_SIZE, len(hands[1 - self.attacker]))
+        self.took = False
+
+    def rewards(self) -> list[float]:
+        """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw; only asked once `over`."""
+        if self.loser is None:
+            return [0.5, 0.5]
+        return [0.0 if seat == self.loser else 1.0 for seat in (0, 1)]
+
+    def state(self) -> DurakState:
+        """The same game as a `DurakState` (the first attack and the seed kept from the state it was built of)."""
+        if self.over:
+            reason: Reason | None = Reason.DRAW if self.loser is None else Reason.DURAK
+        else:
+            reason = self._start.reason
+        return DurakState(
+            trump=self._start.trump,
+            stock=tuple(FRENCH_36[card] for card in reversed(self.stock)),
+            hands=tuple(tuple(FRENCH_36[card] for card in hand) for hand in self.hands),
+            discard=tuple(FRENCH_36[card] for card in self.discard),
+            table=tuple(Row(FRENCH_36[attack], None if defence < 0 else FRENCH_36[defence])
+                        for attack, defence in zip(self.attacks, self.defences, strict=True)),
+            attacker=self.attacker,
+            bout=self.bout,
+            bout_limit=self.bout_limit,
+            defender_took=self.took,
+            first_attack_seat=self._start.first_attack_seat,
+            first_attack_card=self._start.first_attack_card,
+            trump_card_drawn_by=self.drawn_by,
+            reason=reason,
+            loser=self.loser,
+            seed=self._start.seed,
+        )
+
+
+def action(move: int, defending_against: int | None) -> Action:
+    """The action body of `move`; `defending_against` is the open attack card's number when the mover defends."""
+    if move == TAKE:
+        return {"type": "take"}
+    if move == DONE:
+        return {"type": "done"}
+    if defending_against is not None:
+        return {"type": "defend", "card": FRENCH_36[move].code, "against": FRENCH_36[defending_against].code}
+    return {"type": "attack", "card": FRENCH_36[move].code}
+
+
+def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int) -> tuple[list[float], int]:
+    """Play `state` on by the playout policy: (rewards per seat, moves played); ½ each if cut off at `limit` moves.
+
+    The search's `SearchHooks.playout` (engine/ai/search.py); `start`, the search's sampled root, is not needed.
+
+    The policy is the `lowest` bot's (bench/lowest.py) with a random move one time in `1 / EXPLORE`: the cheapest
+    card (attack, throw in, defend), trumps counting above every plain card, a take only when nothing beats, a
+    `done` only when nothing can be added. It draws from `rng` exactly as the search's loop over the public rules
+    would with the same policy (a `random()` per move, a `choice` over the legal moves when exploring), so the
+    search's recorded choices hold (tests/engine/search_choices.json).
+    """
+    position = Position(state)
+    trump = position.trump
+    for played in range(limit):
+        if position.over:
+            return position.rewards(), played
+        moves = position.moves()
+        if rng.random() < EXPLORE:
+            move = rng.choice(moves)
+        elif moves[0] >= TAKE:
+            move = moves[0]
+        else:  # the cheapest card; min keeps the first of equal costs, the hand order
+            move = min((card for card in moves if card < TAKE),
+                       key=lambda card: card % 9 + (100 if card // 9 == trump else 0))
+        position.play(move)
+    return (position.rewards() if position.over else [0.5, 0.5]), limit

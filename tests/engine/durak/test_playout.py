@@ -1,0 +1,113 @@
+"""The search's fast path for Durak playouts (engine/ai/durak_playout.py) against the public rules (durak.py).
+
+Differential tests: thousands of random games played through both, move by move, must list the same moves in the
+same order and reach the same states; a whole playout must return what the search's loop over the public rules
+returns with the same policy and the same random numbers.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.ai import durak_playout
+from engine.ai.costs import trump_cost
+from engine.ai.durak_playout import Position
+from engine.games import durak
+from engine.games.durak import DurakState
+from engine.protocol import Action
+
+OPTIONS = durak.parse_options({})
+GAMES = 2_000
+
+
+def listed(state: DurakState) -> list[Action]:
+    """The public legal actions of the seat to act, without `resign` (always last, durak.md §4.2)."""
+    (seat,) = durak.to_act(state)
+    return durak.legal_actions(state, seat)[:-1]
+
+
+def fast_actions(position: Position) -> list[Action]:
+    """The position's moves as action bodies."""
+    defending = position.mover() != position.attacker
+    against = position.attacks[-1] if defending else None
+    return [durak_playout.action(move, against) for move in position.moves()]
+
+
+def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
+    """2,000 uniform random games: at every move the same seat to act, the same moves in the same order, and after
+    the same move the same state, including the end (durak.md §3.10) and who lost. One move in five the position is
+    built anew from the public state, so every kind of mid-bout state (a take, an open card, an empty stock) is also
+    a starting point, as the search's playouts start anywhere."""
+    ends = {"durak": 0, "draw": 0}
+    for seed in range(GAMES):
+        rng = random.Random(seed)
+        state = durak.new_game(2, OPTIONS, seed=seed)
+        position = Position(state)
+        while durak.result(state) is None:
+            assert not position.over
+            assert {position.mover()} == durak.to_act(state)
+            actions = listed(state)
+            assert fast_actions(position) == actions
+            index = rng.randrange(len(actions))
+            (seat,) = durak.to_act(state)
+            position.play(position.moves()[index])
+            state, _ = durak.apply(state, seat, actions[index])
+            assert position.state() == state
+            if rng.random() < 0.2:
+                position = Position(state)
+        assert position.over
+        ends[state.reason] += 1
+        expected = [0.5, 0.5] if state.loser is None else [float(seat != state.loser) for seat in (0, 1)]
+        assert position.rewards() == expected
+    assert ends["durak"] > 0 and ends["draw"] > 0  # both endings were played through
+
+
+def reference_playout(state: DurakState, rng: random.Random, limit: int) -> tuple[list[float], int]:
+    """The search's loop over the public rules with the playout policy written out on action bodies: the cheapest
+    card (engine.ai.costs.trump_cost, first of equals), else the first action, one time in ten a random action."""
+    for played in range(limit + 1):
+        outcome = durak.result(state)
+        if outcome is not None:
+            return ([0.5, 0.5] if outcome.draw else [float(seat in outcome.winners) for seat in (0, 1)]), played
+        if played == limit:
+            break
+        actions = listed(state)
+        if rng.random() < durak_playout.EXPLORE:
+            action = rng.choice(actions)
+        else:
+            cards = [action for action in actions if "card" in action]
+            action = min(cards, key=lambda a: trump_cost(a["card"], state.trump.letter)) if cards else actions[0]
+        (seat,) = durak.to_act(state)
+        state, _ = durak.apply(state, seat, action)
+    return [0.5, 0.5], limit
+
+
+def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
+    """From 600 positions of random games (every 7th move of 100 games), the fast playout and the reference loop
+    with the same seed give the same rewards after the same number of moves, with the search's limit of 300 and
+    with a limit of 12 that cuts most playouts off (½ each)."""
+    checked = 0
+    for seed in range(100):
+        rng = random.Random(seed)
+        state = durak.new_game(2, OPTIONS, seed=seed)
+        moves = 0
+        while durak.result(state) is None:
+            if moves % 7 == 0:
+                for limit in (300, 12):
+                    fast = durak_playout.playout(state, state, random.Random(moves), limit)
+                    assert fast == reference_playout(state, random.Random(moves), limit)
+                    checked += 1
+            (seat,) = durak.to_act(state)
+            state, _ = durak.apply(state, seat, rng.choice(listed(state)))
+            moves += 1
+    assert checked >= 600
+
+
+def test_playout_counts_the_moves_to_a_known_end() -> None:
+    """A position one `done` from the end: the policy has only `done` (no card may be added), the bout ends beaten
+    off with an empty stock, seat 0 is out of cards and seat 1 lost: rewards [1, 0] after one move."""
+    card = durak.parse_card
+    start = durak.position(card("6H").suit, [], [[card("7S")], [card("9S"), card("6C")]], attacker=0)
+    after_attack, _ = durak.apply(start, 0, {"type": "attack", "card": "7S"})
+    defended, _ = durak.apply(after_attack, 1, {"type": "defend", "card": "9S", "against": "7S"})
+    assert durak_playout.playout(defended, defended, random.Random(1), 300) == ([1.0, 0.0], 1)
