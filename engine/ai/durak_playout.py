@@ -37,14 +37,14 @@ class Position:
         trump: the trump suit's index in `S H D C`.
         stock: the stock, top card last (drawing pops from the end).
         hands: per seat, card numbers ascending (Durak's hand order).
-        attacks, defences: the table's rows; `defences[i]` is -1 while row i is not beaten.
+        attacks, defenses: the table's rows; `defenses[i]` is -1 while row i is not beaten.
         discard: the discard pile in the order the cards left the table.
         attacker, bout, bout_limit, took, drawn_by: as `DurakState`'s `attacker`, `bout`, `bout_limit`,
             `defender_took`, `trump_card_drawn_by`.
         over, loser: whether the game ended (durak.md §3.10) and who lost (None: a draw).
     """
 
-    __slots__ = ("trump", "stock", "hands", "attacks", "defences", "discard", "attacker", "bout", "bout_limit",
+    __slots__ = ("trump", "stock", "hands", "attacks", "defenses", "discard", "attacker", "bout", "bout_limit",
                  "took", "drawn_by", "over", "loser", "_start")
 
     def __init__(self, state: DurakState) -> None:
@@ -52,7 +52,7 @@ class Position:
         self.stock = [_NUMBER[card] for card in reversed(state.stock)]
         self.hands = [sorted(_NUMBER[card] for card in hand) for hand in state.hands]
         self.attacks = [_NUMBER[row.attack] for row in state.table]
-        self.defences = [-1 if row.defense is None else _NUMBER[row.defense] for row in state.table]
+        self.defenses = [-1 if row.defense is None else _NUMBER[row.defense] for row in state.table]
         self.discard = [_NUMBER[card] for card in state.discard]
         self.attacker: Seat = state.attacker
         self.bout = state.bout
@@ -65,14 +65,14 @@ class Position:
 
     def mover(self) -> Seat:
         """The seat to act (`to_act` of durak.md §4.1); only asked while the game is not over."""
-        if not self.took and self.attacks and self.defences[-1] < 0:
+        if not self.took and self.attacks and self.defenses[-1] < 0:
             return 1 - self.attacker
         return self.attacker
 
     def moves(self) -> list[int]:
         """The mover's legal moves but `resign`, in the order of `durak.legal_actions` (durak.md §4.2)."""
-        defences, attacks = self.defences, self.attacks
-        if not self.took and attacks and defences[-1] < 0:  # D beats the open card (§3.1) or takes
+        defenses, attacks = self.defenses, self.attacks
+        if not self.took and attacks and defenses[-1] < 0:  # D beats the open card (§3.1) or takes
             attack = attacks[-1]
             suit, trump = attack // 9, self.trump
             moves = [card for card in self.hands[1 - self.attacker]
@@ -85,7 +85,7 @@ class Position:
         moves = []
         if len(attacks) < self.bout_limit:  # a rank on the table (§3.4), within the limit (§3.5)
             ranks = {card % 9 for card in attacks}
-            ranks.update(card % 9 for card in defences if card >= 0)
+            ranks.update(card % 9 for card in defenses if card >= 0)
             moves = [card for card in hand if card % 9 in ranks]
         moves.append(DONE)
         return moves
@@ -96,19 +96,19 @@ class Position:
             self.took = True
         elif move == DONE:
             self._end_bout()
-        elif not self.took and self.attacks and self.defences[-1] < 0:
+        elif not self.took and self.attacks and self.defenses[-1] < 0:
             self.hands[1 - self.attacker].remove(move)
-            self.defences[-1] = move
+            self.defenses[-1] = move
         else:
             self.hands[self.attacker].remove(move)
             self.attacks.append(move)
-            self.defences.append(-1)
+            self.defenses.append(-1)
 
     def _end_bout(self) -> None:
         attacker = self.attacker
         defender = 1 - attacker
         hands, stock = self.hands, self.stock
-        table = [card for row in zip(self.attacks, self.defences, strict=True) for card in row if card >= 0]
+        table = [card for row in zip(self.attacks, self.defenses, strict=True) for card in row if card >= 0]
         beaten_off = not self.took
         if beaten_off:
             self.discard.extend(table)
@@ -127,7 +127,7 @@ class Position:
             self.loser = None if not hands[0] and not hands[1] else (0 if hands[0] else 1)
             return
         self.attacker = defender if beaten_off else attacker  # §3.9
-        self.attacks, self.defences = [], []
+        self.attacks, self.defenses = [], []
         self.bout += 1
         self.bout_limit = min(HAND_SIZE, len(hands[1 - self.attacker]))
         self.took = False
@@ -149,8 +149,8 @@ class Position:
             stock=tuple(FRENCH_36[card] for card in reversed(self.stock)),
             hands=tuple(tuple(FRENCH_36[card] for card in hand) for hand in self.hands),
             discard=tuple(FRENCH_36[card] for card in self.discard),
-            table=tuple(Row(FRENCH_36[attack], None if defence < 0 else FRENCH_36[defence])
-                        for attack, defence in zip(self.attacks, self.defences, strict=True)),
+            table=tuple(Row(FRENCH_36[attack], None if defense < 0 else FRENCH_36[defense])
+                        for attack, defense in zip(self.attacks, self.defenses, strict=True)),
             attacker=self.attacker,
             bout=self.bout,
             bout_limit=self.bout_limit,
