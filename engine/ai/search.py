@@ -154,12 +154,15 @@ class SearchHooks(Generic[StateT]):
         rollout_action: `(state, rng) -> (seat, action) | None`, the playout policy. Default: uniform over the
             legal actions (but `resign`) of a seat that must act.
         prepare_rollout: `(view, history) -> rollout_action`, the playout policy built once per search from what
-            the seat has seen (Tadmur models how often the opponent guesses); used instead of `rollout_action`.
+            the seat has seen; used instead of `rollout_action`.
         playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
             (Durak: engine/ai/durak_playout.py), used instead of the loop over the public rules and the game's
             policy: it returns what that loop returns with the same `rng` (the rewards where the game or its
             `evaluate` stops, else its `estimate` after `limit` moves), and a differential test in the game's
             tests holds it to that.
+        prepare_playout: `(view, history) -> playout`, the fast path built once per search from what the seat has
+            seen (Tadmur's policy models how often the opponent guesses: engine/ai/tadmur_playout.py); used
+            instead of `playout`, which it matches in shape and in what it must return.
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
             is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
             in a draw.
@@ -180,6 +183,9 @@ class SearchHooks(Generic[StateT]):
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
     prepare_rollout: Callable[[SeatView, Sequence[JSON]], Callable[[StateT, random.Random], Move | None]] | None = None
     playout: Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None = None
+    prepare_playout: Callable[
+        [SeatView, Sequence[JSON]], Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]]
+    ] | None = None
     evaluate: Callable[[StateT, StateT], list[float] | None] | None = None
     rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
     estimate: Callable[[StateT], list[float]] | None = None
@@ -206,6 +212,14 @@ class SearchHooks(Generic[StateT]):
         if self.rollout_action is not None:
             return self.rollout_action
         return _uniform_rollout(self.game)
+
+    def fast_playout(
+        self, view: SeatView, history: Sequence[JSON]
+    ) -> Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None:
+        """The fast path of one search: `prepare_playout`'s, else `playout`, else None (the loop over the rules)."""
+        if self.prepare_playout is not None:
+            return self.prepare_playout(view, history)
+        return self.playout
 
     def rewards(self, state: StateT, start: StateT, seats: int) -> list[float] | None:
         """The rewards per seat if a playout stops at `state` (`evaluate`, or the game's result), else None."""
@@ -250,12 +264,16 @@ def _moves(game: Game[StateT, Any], state: StateT) -> list[Move]:
 
 @dataclass(slots=True)
 class _Search(Generic[StateT]):
-    """What one search fixes at its start: the game's hooks, the seat, the tree and the root's moves."""
+    """What one search fixes at its start: the game's hooks, the seat, the tree, the root's moves, the playout.
+
+    The playout is `playout`, the game's fast path, or else the loop over the public rules with `rollout`'s policy.
+    """
 
     hooks: SearchHooks[StateT]
     me: Seat
     root_keys: dict[tuple[Any, ...], Action]
     rollout: Callable[[StateT, random.Random], Move | None]
+    playout: Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None
     root: _Node = field(default_factory=_Node)
     seats: int = 0
     moves: int = 0
@@ -289,7 +307,7 @@ def ismcts(
     history: Sequence[JSON] = view.get("history", ())
     sample = hooks.sampler(view, history)
     root_keys = {_key(action): action for action in root_actions}
-    search = _Search(hooks, view["you"], root_keys, hooks.rollout(view, history))
+    search = _Search(hooks, view["you"], root_keys, hooks.rollout(view, history), hooks.fast_playout(view, history))
     deadline = started + budget.seconds
     iterations = 0
 
@@ -375,8 +393,8 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
 def _playout(search: _Search[StateT], state: StateT, start: StateT, rng: random.Random) -> list[float]:
     """Play on from `state` by the rollout policy to the end, the game's `evaluate` stop, or the cut-off."""
     hooks = search.hooks
-    if hooks.playout is not None:
-        fast_rewards, played = hooks.playout(state, start, rng, hooks.rollout_limit)
+    if search.playout is not None:
+        fast_rewards, played = search.playout(state, start, rng, hooks.rollout_limit)
         search.moves += played
         return fast_rewards
     depth = 0

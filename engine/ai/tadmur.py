@@ -8,13 +8,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.ai import tadmur_playout
 from engine.ai.search import SearchHooks
+from engine.ai.tadmur_playout import CYCLE, reachable
 from engine.ai.view import SeatView
 from engine.games import tadmur as tadmur_game
 from engine.games.tadmur import Row, TadmurState
 from engine.protocol import JSON, Action, Seat
 
-CYCLE = 13
 RANK_VALUES = {"A": 1, **{str(value): value for value in range(2, 11)}, "J": 11, "Q": 12, "K": 13}
 """Rank code -> position on the cycle `A 2 … K` (tadmur.md §3.1)."""
 
@@ -38,19 +39,6 @@ def rank_of(code: str) -> int:
     """
     rank = code if code in RANK_VALUES else code[:-1]
     return RANK_VALUES[rank]
-
-
-def reachable(distance: int, steps: int) -> bool:
-    """Whether `steps` moves of ±1 on the 13-rank cycle can end `distance` (mod 13) away (tadmur.md §3.12).
-
-    A row with `e` empty spaces needs `e + 1` steps from its chain end to its target.
-
-    >>> [d for d in range(-6, 7) if not reachable(d, 8)]
-    [-3, -1, 1, 3]
-    >>> [d for d in range(-6, 7) if not reachable(d, 11)], reachable(5, 12)
-    ([0], True)
-    """
-    return any((2 * up - steps - distance) % CYCLE == 0 for up in range(steps + 1))
 
 
 def candidates(view: SeatView) -> dict[str, float]:
@@ -342,36 +330,36 @@ def root_actions(view: SeatView) -> list[Action]:
     return [action for action in actions if action["type"] != "guess"] + [best]
 
 
-def prepare_rollout(view: SeatView, history: Sequence[JSON]) -> Callable[[TadmurState, random.Random], Any]:
-    """The playout policy of one search: place (keeping the own target reachable), guess now and then.
+def guess_rates(view: SeatView, history: Sequence[JSON]) -> tuple[float, float]:
+    """Per seat, how often the search's playouts let it guess in a turn where it may also place.
 
-    The searching seat guesses with chance `GUESS_PRIOR` per turn, the opponent at its `opponent_guess_rate`;
-    a seat with no placement always guesses while it may. A guess names a uniform allowed rank, never the
-    sampled target; only each seat's own row is read.
+    The searching seat at `GUESS_PRIOR`, the opponent at its `opponent_guess_rate`.
     """
-    rates = {view["you"]: GUESS_PRIOR, 1 - view["you"]: opponent_guess_rate(view, history)}
+    me = view["you"]
+    opponent = opponent_guess_rate(view, history)
+    return (GUESS_PRIOR, opponent) if me == 0 else (opponent, GUESS_PRIOR)
 
-    def rollout_action(state: TadmurState, rng: random.Random) -> tuple[int, Action] | None:
-        seat = state.turn
-        actions = [action for action in tadmur_game.legal_actions(state, seat) if action["type"] != "resign"]
-        if not actions:
-            return None
-        places = [action for action in actions if action["type"] == "place"]
-        guesses = [action for action in actions if action["type"] == "guess"]
-        if guesses and (not places or rng.random() < rates[seat]):
-            return seat, rng.choice(guesses)
-        if not places:
-            return seat, actions[-1]
-        row = state.rows[seat]
-        target = row.target.rank
-        keep = [a for a in places if row.empty == 1 or reachable(target - rank_of(a["card"]), row.empty)]
-        return seat, rng.choice(keep or places)
 
-    return rollout_action
+Playout = Callable[[TadmurState, TadmurState, random.Random, int], tuple[list[float], int]]
+"""A playout as `SearchHooks.playout` takes it: `(state, start, rng, limit) -> (rewards, moves played)`."""
+
+
+def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout:
+    """The playouts of one search, on the fast path (engine/ai/tadmur_playout.py): `SearchHooks.prepare_playout`.
+
+    The seats' `guess_rates` are worked out once, from what the seat has seen; the policy is `tadmur_playout.choose`
+    (place keeping the own target reachable, tadmur.md §3.12, and guess now and then).
+    """
+    rates = guess_rates(view, history)
+
+    def playout(state: TadmurState, start: TadmurState, rng: random.Random, limit: int) -> tuple[list[float], int]:
+        return tadmur_playout.playout(state, rates, rng, limit)
+
+    return playout
 
 
 SEARCH: SearchHooks[TadmurState] = SearchHooks(
     tadmur_game, sample_state, prepare_sampler=prepare_sampler, root_actions=root_actions,
-    prepare_rollout=prepare_rollout,
+    prepare_playout=prepare_playout,
 )
 """Tadmur's hooks for the search levels (engine.ai.search)."""

@@ -6,17 +6,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.ai import SeatView, choose_action, history_entry, seat_view
+from engine.ai import SeatView, choose_action, history_entry, seat_view, tadmur_playout
 from engine.ai.search import Budget, ismcts
 from engine.ai.tadmur import (
     SEARCH,
     candidates,
+    guess_rates,
     opponent_guess_rate,
     opponent_turns,
-    prepare_rollout,
     root_actions,
     target_weights,
 )
+from engine.ai.tadmur_playout import Position, choose
 from engine.games import tadmur
 from engine.games.tadmur import RANKS, TadmurState
 from tests.decks import cards
@@ -194,16 +195,23 @@ def test_the_search_weighs_every_placement_and_one_guess() -> None:
     ]
 
 
+def guesses(move: int) -> bool:
+    """Whether a move of the playout's position is a guess (engine/ai/tadmur_playout.py)."""
+    return tadmur_playout.action(move)["type"] == "guess"
+
+
 def test_playouts_let_the_opponent_guess_at_its_observed_rate() -> None:
     """The playout guesses for seat 1 at its rate 0.44 (first test) and for the searching seat 0 at the prior 0.1:
     1,000 seeded playout steps for each land within 0.05 of those rates.
     """
     state, history = played_with_history(GUESSING_OPPONENT, 0)
-    rollout = prepare_rollout(seat_view("tadmur", state, 0), history)
+    rates = guess_rates(seat_view("tadmur", state, 0), history)
+    assert rates == (0.1, 2.2 / 5)
     rng = random.Random(7)
-    mine = sum(rollout(state, rng)[1]["type"] == "guess" for _ in range(1000))  # type: ignore[index]
-    theirs_state = play(state, "s0 place 9H")
-    theirs = sum(rollout(theirs_state, rng)[1]["type"] == "guess" for _ in range(1000))  # type: ignore[index]
+    position = Position(state)
+    mine = sum(guesses(choose(position, rates, rng)) for _ in range(1000))
+    position = Position(play(state, "s0 place 9H"))
+    theirs = sum(guesses(choose(position, rates, rng)) for _ in range(1000))
     assert abs(mine / 1000 - 0.1) < 0.05
     assert abs(theirs / 1000 - 0.44) < 0.05
 
