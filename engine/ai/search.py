@@ -153,8 +153,6 @@ class SearchHooks(Generic[StateT]):
             drops matches on cards the seat does not know).
         rollout_action: `(state, rng) -> (seat, action) | None`, the playout policy. Default: uniform over the
             legal actions (but `resign`) of a seat that must act.
-        prepare_rollout: `(view, history) -> rollout_action`, the playout policy built once per search from what
-            the seat has seen; used instead of `rollout_action`.
         playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
             (Durak: engine/ai/durak_playout.py), used instead of the loop over the public rules and the game's
             policy: it returns what that loop returns with the same `rng` (the rewards where the game or its
@@ -181,7 +179,6 @@ class SearchHooks(Generic[StateT]):
     prepare_sampler: Callable[[SeatView, Sequence[JSON]], Callable[[random.Random], StateT]] | None = None
     root_actions: Callable[[SeatView], list[Action]] = playable_actions
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
-    prepare_rollout: Callable[[SeatView, Sequence[JSON]], Callable[[StateT, random.Random], Move | None]] | None = None
     playout: Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None = None
     prepare_playout: Callable[
         [SeatView, Sequence[JSON]], Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]]
@@ -205,10 +202,8 @@ class SearchHooks(Generic[StateT]):
 
         return sample
 
-    def rollout(self, view: SeatView, history: Sequence[JSON]) -> Callable[[StateT, random.Random], Move | None]:
-        """The playout policy of one search: `prepare_rollout`'s, else `rollout_action`, else uniform."""
-        if self.prepare_rollout is not None:
-            return self.prepare_rollout(view, history)
+    def rollout(self) -> Callable[[StateT, random.Random], Move | None]:
+        """The playout policy over the public rules: `rollout_action`, else uniform."""
         if self.rollout_action is not None:
             return self.rollout_action
         return _uniform_rollout(self.game)
@@ -307,7 +302,7 @@ def ismcts(
     history: Sequence[JSON] = view.get("history", ())
     sample = hooks.sampler(view, history)
     root_keys = {_key(action): action for action in root_actions}
-    search = _Search(hooks, view["you"], root_keys, hooks.rollout(view, history), hooks.fast_playout(view, history))
+    search = _Search(hooks, view["you"], root_keys, hooks.rollout(), hooks.fast_playout(view, history))
     deadline = started + budget.seconds
     iterations = 0
 
