@@ -156,10 +156,10 @@ class SearchHooks(Generic[StateT]):
         prepare_rollout: `(view, history) -> rollout_action`, the playout policy built once per search from what
             the seat has seen (Tadmur models how often the opponent guesses); used instead of `rollout_action`.
         playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
-            (Durak: engine/ai/durak_playout.py), used instead of the loop over the public rules and the game's
-            policy: it returns what that loop returns with the same `rng` (the rewards where the game or its
-            `evaluate` stops, else its `estimate` after `limit` moves), and a differential test in the game's
-            tests holds it to that.
+            (engine/ai/durak_playout.py, engine/ai/talmut_playout.py), used instead of the loop over the public
+            rules and the game's policy: it returns what that loop returns with the same `rng` (the rewards where
+            the game or its `evaluate` stops, else its `estimate` after `limit` moves), and a differential test in
+            the game's tests holds it to that.
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
             is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
             in a draw.
