@@ -8,9 +8,9 @@ legal actions (but `resign`) of a seat that must act, through the public rules (
 process's CPU time (`time.process_time`, which other processes' load barely moves) and prints playouts per second
 and moves per second. Games that run longer than 20,000 moves are cut there and still counted.
 
-A game with a fast path for the search's playouts (engine/ai/durak_playout.py, engine/ai/tadmur_playout.py: a
-private mutable position, checked against the public rules by tests/engine/<game>/test_playout.py) gets a second
-line, `fast`: the same uniform random games on that position, the speed the search's playouts run at.
+A game with a fast path for the search's playouts (engine/ai/<game>_playout.py: a private mutable position,
+checked against the public rules by tests/engine/<game>/test_playout.py) gets a second line, `fast`: the same
+uniform random games (the same seeds, seats and choices) on that position, the speed the search's playouts run at.
 """
 
 from __future__ import annotations
@@ -21,18 +21,37 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.ai.durak_playout import Position as DurakPosition  # noqa: E402 - needs the repo root on sys.path
 from engine.ai.tadmur_playout import Position as TadmurPosition  # noqa: E402
+from engine.ai.talmut_playout import Position as TalmutPosition  # noqa: E402
 from engine.games import GAMES  # noqa: E402
 from engine.protocol import capabilities  # noqa: E402
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 8)]
 MAX_MOVES = 20_000
-FAST_PATHS = {"durak": DurakPosition, "tadmur": TadmurPosition}
-"""The positions of the games whose search playouts have a fast path: built from a state, `over`, `moves()`,
-`play(move)`."""
+
+
+def _one_mover(position: Any, rng: random.Random) -> None:
+    """Durak, Tadmur: one seat acts at a time; `moves()` are its moves."""
+    position.play(rng.choice(position.moves()))
+
+
+def _turn_seat(position: Any, rng: random.Random) -> None:
+    """Talmut: the turn seat (`mover()`) is the one seat that must act (talmut.md §4.1), the seat `playout` picks."""
+    seat = position.mover()
+    position.play(seat, rng.choice(position.moves(seat)))
+
+
+FAST_PATHS: dict[str, tuple[Callable[[Any], Any], Callable[[Any, random.Random], None]]] = {
+    "durak": (DurakPosition, _one_mover),
+    "tadmur": (TadmurPosition, _one_mover),
+    "talmut": (TalmutPosition, _turn_seat),
+}
+"""The games whose search playouts have a fast path: their position (built from a state, with `over`) and how one
+uniform random move is played on it, choosing as `playout` does."""
 
 
 def playout(game_id: str, seats: int, seed: int) -> int:
@@ -57,10 +76,11 @@ def fast_playout(game_id: str, seats: int, seed: int) -> int:
     """`playout` on the game's fast path (`FAST_PATHS`): uniform over its moves; the number of moves made."""
     game = GAMES[game_id]
     rng = random.Random(seed)
-    position = FAST_PATHS[game_id](game.new_game(seats, game.parse_options({}), seed=seed))
+    make, move = FAST_PATHS[game_id]
+    position = make(game.new_game(seats, game.parse_options({}), seed=seed))
     moves = 0
     while not position.over and moves < MAX_MOVES:
-        position.play(rng.choice(position.moves()))
+        move(position, rng)
         moves += 1
     return moves
 

@@ -154,10 +154,10 @@ class SearchHooks(Generic[StateT]):
         rollout_action: `(state, rng) -> (seat, action) | None`, the playout policy. Default: uniform over the
             legal actions (but `resign`) of a seat that must act.
         playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
-            (Durak: engine/ai/durak_playout.py), used instead of the loop over the public rules and the game's
-            policy: it returns what that loop returns with the same `rng` (the rewards where the game or its
-            `evaluate` stops, else its `estimate` after `limit` moves), and a differential test in the game's
-            tests holds it to that.
+            (engine/ai/<game>_playout.py), used instead of the loop over the public rules and the game's policy:
+            it returns what that loop returns with the same `rng` (the rewards where the game or its `evaluate`
+            stops, else its `estimate` after `limit` moves), and a differential test in the game's tests holds it
+            to that.
         prepare_playout: `(view, history) -> playout`, the fast path built once per search from what the seat has
             seen (Tadmur's policy models how often the opponent guesses: engine/ai/tadmur_playout.py); used
             instead of `playout`, which it matches in shape and in what it must return.

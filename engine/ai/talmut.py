@@ -13,6 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.ai import talmut_playout
 from engine.ai.search import SearchHooks
 from engine.ai.view import SeatView
 from engine.games import talmut as talmut_game
@@ -298,39 +299,21 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     )
 
 
-SCORE_SCALE = 24.0
-"""Round points between a seat and the mean of the others that take its playout reward from even (½) to 0 or 1:
-about the spread of a round's scores at 3 seats (four cards of mean 6.1, a caller's few)."""
-
-
 def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> list[float] | None:
     """Stop a playout when the round (or the game) ends; else None.
 
     A finished round rewards each seat by its round points against the mean of the others' (lower is better,
     talmut.md §5.3): ½ + (others' mean − own) / (2 × `SCORE_SCALE`), within 0..1, so that a round lost by 20
-    counts worse than one lost by 2. When the game ended (§5.5), each seat's reward is instead the share of other
-    seats whose total is higher than its own, a tie counting half: only the result counts then.
+    counts worse than one lost by 2 (`talmut_playout.round_rewards`). When the game ended (§5.5), each seat's
+    reward is instead the share of other seats whose total is higher than its own, a tie counting half
+    (`talmut_playout.final_rewards`): only the result counts then.
     """
     if state.reason is None and state.round == start.round:
         return None
-    seats = state.seats
-    totals = state.totals
     if state.reason is not None:
-        return [
-            sum(1.0 if totals[other] > totals[seat] else 0.5 if totals[other] == totals[seat] else 0.0
-                for other in range(seats) if other != seat) / (seats - 1)
-            for seat in range(seats)
-        ]
-    return _points_rewards([totals[seat] - start.totals[seat] for seat in range(seats)])
-
-
-def _points_rewards(points: Sequence[float]) -> list[float]:
-    seats = len(points)
-    rewards = []
-    for seat in range(seats):
-        others = (sum(points) - points[seat]) / (seats - 1)
-        rewards.append(min(1.0, max(0.0, 0.5 + (others - points[seat]) / (2 * SCORE_SCALE))))
-    return rewards
+        return talmut_playout.final_rewards(state.totals)
+    return talmut_playout.round_rewards([total - before for total, before in zip(state.totals, start.totals,
+                                                                                strict=True)])
 
 
 def estimate(state: talmut_game.TalmutState) -> list[float]:
@@ -339,68 +322,12 @@ def estimate(state: talmut_game.TalmutState) -> list[float]:
     Each layout scores the cards the sample gives it (the round points of talmut.md §5.3, without a false
     caller's penalty).
     """
-    return _points_rewards([talmut_game.layout_total(layout) for layout in state.layouts])
+    return talmut_playout.round_rewards([talmut_game.layout_total(layout) for layout in state.layouts])
 
 
 ROLLOUT_LIMIT = 12
 """Playouts stop after this many moves (about a turn of each seat at 3) and are scored by `estimate`: played to
 the round's end they ran 50-100 moves, so `medium`'s 900 moves bought a dozen samples."""
-_DECK_MEANS = {
-    size: sum(map(talmut_game.value, deck)) / len(deck)
-    for size in (40, 48)
-    for deck in [talmut_game.full_deck(talmut_game.Options(deck_size=size))]
-}
-
-
-def rollout_action(state: talmut_game.TalmutState, rng: random.Random) -> tuple[int, Action] | None:
-    """The playout policy on the full state, using only what each seat knows there (its `seen_by` cards).
-
-    A seat that knows one of its cards has the window's rank matches it; the turn seat draws the discard when it
-    beats its worst known card, swaps a drawn card for its worst card (an unknown one counts the deck's mean value,
-    as `easy` counts it: 6.1 in the 40-card deck, 6.5 in the 48), peeks at its own unknown cards, skips blind
-    swaps, and calls once it knows its whole layout and the total is at most 5.
-    """
-    window = state.window
-    if window is not None:
-        for matcher in range(state.seats):
-            if matcher == window.last_thrower or matcher == state.turn:
-                continue
-            for position, slot in enumerate(state.layouts[matcher]):
-                if slot.card is not None and slot.card.rank == window.rank and matcher in slot.seen_by:
-                    return matcher, {"type": "match", "position": position}
-    if state.turn is None:
-        return None
-    seat: int = state.turn
-    legal = talmut_game.legal_actions(state, seat)
-    layout = state.layouts[seat]
-
-    unknown = _DECK_MEANS[state.options.deck_size]
-
-    def worth(slot: talmut_game.Slot) -> float:
-        return float(slot.card.rank) if slot.card is not None and seat in slot.seen_by else unknown
-
-    filled = [(worth(slot), position) for position, slot in enumerate(layout) if slot.card is not None]
-    worst = max(filled) if filled else None
-    phase = state.phase
-    if phase == Phase.DRAW:
-        known = all(seat in slot.seen_by for slot in layout if slot.card is not None)
-        if known and sum(w for w, _ in filled) <= talmut_game.CALL_LIMIT and {"type": "call"} in legal:
-            return seat, {"type": "call"}
-        top = state.discard[-1].rank if state.discard else 99
-        if worst is not None and top < worst[0] - 1:
-            return seat, {"type": "draw", "source": "discard"}
-        source = "stock" if {"type": "draw", "source": "stock"} in legal else "discard"
-        return seat, {"type": "draw", "source": source}
-    if phase == Phase.DECIDE:
-        assert state.drawn is not None
-        if worst is not None and state.drawn.card.rank < worst[0]:
-            return seat, {"type": "swap", "position": worst[1]}
-        return seat, {"type": "discard"}
-    if phase == Phase.POWER and state.power is not None and state.power.kind != PowerKind.CABALLO:
-        for position, slot in enumerate(layout):
-            if slot.card is not None and seat not in slot.seen_by:
-                return seat, {"type": "peek", "seat": seat, "position": position}
-    return seat, {"type": "skip_power"}
 
 
 def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
@@ -429,7 +356,9 @@ def root_actions(view: SeatView) -> list[Action]:
 
 
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
-    talmut_game, sample_state, root_actions=root_actions, rollout_action=rollout_action, evaluate=evaluate,
+    talmut_game, sample_state, root_actions=root_actions, playout=talmut_playout.playout, evaluate=evaluate,
     rollout_limit=ROLLOUT_LIMIT, estimate=estimate, before_search=search_first,
 )
-"""Talmut's hooks for the search levels (engine.ai.search)."""
+"""Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
+with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and
+`estimate`."""
