@@ -8,9 +8,9 @@ legal actions (but `resign`) of a seat that must act, through the public rules (
 process's CPU time (`time.process_time`, which other processes' load barely moves) and prints playouts per second
 and moves per second. Games that run longer than 20,000 moves are cut there and still counted.
 
-A game with a fast path for the search's playouts (engine/ai/durak_playout.py: a private mutable position, checked
-against the public rules by tests/engine/durak/test_playout.py) gets a second line, `fast`: the same uniform
-random games on that position, the speed the search's playouts run at.
+A game with a fast path for the search's playouts (engine/ai/<game>_playout.py: a private mutable position, checked
+against the public rules by tests/engine/<game>/test_playout.py; Durak and Svoi Koziri) gets a second line,
+`fast`: the same uniform random games on that position, the speed the search's playouts run at.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.ai.durak_playout import Position as DurakPosition  # noqa: E402 - needs the repo root on sys.path
+from engine.ai.svoi_koziri_playout import Position as SvoiKoziriPosition  # noqa: E402
 from engine.games import GAMES  # noqa: E402
 from engine.protocol import capabilities  # noqa: E402
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 8)]
 MAX_MOVES = 20_000
-FAST_PATHS = {"durak": DurakPosition}
+FAST_PATHS = {"durak": DurakPosition, "svoi_koziri": SvoiKoziriPosition}
 """The positions of the games whose search playouts have a fast path: built from a state, `over`, `moves()`,
 `play(move)`."""
 
@@ -81,15 +82,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per table")
     parser.add_argument("--games", nargs="*", default=sorted(GAMES))
     args = parser.parse_args()
-    print(f"{'table':<14} {'playouts/s':>11} {'moves/s':>9}")
+    print(f"{'table':<19} {'playouts/s':>11} {'moves/s':>9}")
     for game_id, seats in TABLES:
         if game_id not in args.games:
             continue
         per_second, moves = measure(playout, game_id, seats, args.seconds)
-        print(f"{game_id + ' ' + str(seats):<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
+        print(f"{game_id + ' ' + str(seats):<19} {per_second:>11.1f} {moves:>9.0f}", flush=True)
         if game_id in FAST_PATHS:
             per_second, moves = measure(fast_playout, game_id, seats, args.seconds)
-            print(f"{game_id + ' ' + str(seats) + ' fast':<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
+            print(f"{game_id + ' ' + str(seats) + ' fast':<19} {per_second:>11.1f} {moves:>9.0f}", flush=True)
 
 
 if __name__ == "__main__":
