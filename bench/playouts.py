@@ -25,6 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.ai.durak_playout import Position as DurakPosition  # noqa: E402 - needs the repo root on sys.path
+from engine.ai.svoi_koziri_playout import Position as SvoiKoziriPosition  # noqa: E402
 from engine.ai.tadmur_playout import Position as TadmurPosition  # noqa: E402
 from engine.ai.talmut_playout import Position as TalmutPosition  # noqa: E402
 from engine.games import GAMES  # noqa: E402
@@ -35,7 +36,7 @@ MAX_MOVES = 20_000
 
 
 def _one_mover(position: Any, rng: random.Random) -> None:
-    """Durak, Tadmur: one seat acts at a time; `moves()` are its moves."""
+    """Durak, Svoi Koziri, Tadmur: one seat acts at a time; `moves()` are its moves."""
     position.play(rng.choice(position.moves()))
 
 
@@ -47,6 +48,7 @@ def _turn_seat(position: Any, rng: random.Random) -> None:
 
 FAST_PATHS: dict[str, tuple[Callable[[Any], Any], Callable[[Any, random.Random], None]]] = {
     "durak": (DurakPosition, _one_mover),
+    "svoi_koziri": (SvoiKoziriPosition, _one_mover),
     "tadmur": (TadmurPosition, _one_mover),
     "talmut": (TalmutPosition, _turn_seat),
 }
@@ -102,15 +104,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per table")
     parser.add_argument("--games", nargs="*", default=sorted(GAMES))
     args = parser.parse_args()
-    print(f"{'table':<14} {'playouts/s':>11} {'moves/s':>9}")
+    print(f"{'table':<19} {'playouts/s':>11} {'moves/s':>9}")
     for game_id, seats in TABLES:
         if game_id not in args.games:
             continue
         per_second, moves = measure(playout, game_id, seats, args.seconds)
-        print(f"{game_id + ' ' + str(seats):<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
+        print(f"{game_id + ' ' + str(seats):<19} {per_second:>11.1f} {moves:>9.0f}", flush=True)
         if game_id in FAST_PATHS:
             per_second, moves = measure(fast_playout, game_id, seats, args.seconds)
-            print(f"{game_id + ' ' + str(seats) + ' fast':<14} {per_second:>11.1f} {moves:>9.0f}", flush=True)
+            print(f"{game_id + ' ' + str(seats) + ' fast':<19} {per_second:>11.1f} {moves:>9.0f}", flush=True)
 
 
 if __name__ == "__main__":

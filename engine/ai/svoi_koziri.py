@@ -2,48 +2,31 @@
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 
-from engine.ai.costs import rank, trump_cost
+from engine.ai import svoi_koziri_playout
 from engine.ai.search import SearchHooks
+from engine.ai.svoi_koziri_playout import NUMBER, easy_card
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import Step, SvoiKoziriState, parse_card
-from engine.protocol import JSON, Action, Seat
+from engine.protocol import JSON, Action
 
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-
-
-def lay_value(code: str, own_trump: str, their_trump: str) -> int:
-    """How hard `code` is for the opponent to beat, when laid on the pile (higher is better to lay).
-
-    A card of the opponent's own trump suit is beaten only by a higher card of that suit, and its ace never
-    (svoi_koziri.md §3.1), and the opponent takes 5 cards or the whole pile when it cannot (§3.6): those come
-    first, highest first. Plain cards follow, highest first. The player's own trumps come last, lowest first: the
-    opponent beats them like a plain suit, and they are the player's best beating cards.
-
-    >>> lay_value("AS", "H", "S") > lay_value("6S", "H", "S") > lay_value("AD", "H", "S") > lay_value("6H", "H", "S")
-    True
-    """
-    value = rank(code)
-    if code[-1] == their_trump:
-        return 200 + value
-    if code[-1] == own_trump:
-        return -value
-    return 100 + value
+_SUIT_INDEX = {suit.letter: index for index, suit in enumerate(FRENCH_SUITS)}
 
 
 def easy(view: SeatView, rng: random.Random) -> Action:
     """Level `easy`: a rule bot that lays hard cards and beats cheaply.
 
     Choosing a trump (blind, before the deal, §7.2) it picks a free suit at random. Leading or playing, it lays the
-    card the opponent can least easily beat (`lay_value`). Responding, it beats with the cheapest card
-    (`engine.ai.costs.trump_cost`, its own trump counting as the trump); when it cannot, `take` is its only move.
-    It never resigns. Reads only `view["state"]` (svoi_koziri.md §6.4) and `view["legal_actions"]`.
+    card the opponent can least easily beat (`engine.ai.costs.lay_value`). Responding, it beats with the cheapest
+    card (`engine.ai.costs.trump_cost`, its own trump counting as the trump); when it cannot, `take` is its only
+    move. The card is `svoi_koziri_playout.easy_card`'s, the one the search's playouts mostly play. It never
+    resigns. Reads only `view["state"]` (svoi_koziri.md §6.4) and `view["legal_actions"]`.
 
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).
@@ -55,15 +38,9 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     if kind in ("choose_trump", "take"):
         return rng.choice(actions)
     trumps = view["state"]["trumps"]
-    own, theirs = trumps[view["you"]], trumps[1 - view["you"]]
-    if kind == "beat":
-        return _best(actions, lambda code: -trump_cost(code, own))
-    return _best(actions, lambda code: lay_value(code, own, theirs))
-
-
-def _best(actions: Sequence[Action], value: Callable[[str], int]) -> Action:
-    # max keeps the first of equal values, i.e. the rules' hand order: deterministic.
-    return max(actions, key=lambda action: value(action["card"]))
+    cards = [NUMBER[parse_card(action["card"])] for action in actions]
+    own, theirs = _SUIT_INDEX[trumps[view["you"]]], _SUIT_INDEX[trumps[1 - view["you"]]]
+    return actions[cards.index(easy_card(cards, kind == "beat", own, theirs))]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -142,31 +119,8 @@ def _replay(view: SeatView, history: Sequence[JSON], rng: random.Random) -> Svoi
 
 
 ROLLOUT_LIMIT = 40
-"""Random Svoi Koziri play runs about a thousand moves (svoi_koziri.md §8.13): playouts stop here and guess."""
-
-
-def rollout_action(state: SvoiKoziriState, rng: random.Random) -> tuple[Seat, Action] | None:
-    """The playout policy: `easy` on the full state most of the time, a uniform move otherwise."""
-    seat = state.turn
-    actions = [action for action in sk.legal_actions(state, seat) if action["type"] != "resign"]
-    if not actions:
-        return None
-    kind = actions[0]["type"]
-    if kind in ("choose_trump", "take") or rng.random() < 0.2:
-        return seat, rng.choice(actions)
-    own = state.trumps[seat]
-    theirs = state.trumps[1 - seat]
-    assert own is not None and theirs is not None
-    if kind == "beat":
-        return seat, _best(actions, lambda code: -trump_cost(code, own.letter))
-    return seat, _best(actions, lambda code: lay_value(code, own.letter, theirs.letter))
-
-
-def estimate(state: SvoiKoziriState) -> list[float]:
-    """A cut-off playout's rewards: the seat with fewer cards is ahead (it goes out first, §3.8)."""
-    lead = len(state.hands[1]) - len(state.hands[0])
-    ahead = 0.5 + 0.5 * math.tanh(lead / 6)
-    return [ahead, 1 - ahead]
+"""Random Svoi Koziri play runs about a thousand moves (svoi_koziri.md §8.13): playouts stop here and guess
+(`svoi_koziri_playout.estimate`)."""
 
 
 SOLVABLE_CARDS = 8
@@ -190,7 +144,7 @@ def exact_state(view: SeatView, history: Sequence[JSON]) -> SvoiKoziriState | No
 
 
 SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
-    sk, sample_state, prepare_sampler=prepare_sampler, rollout_action=rollout_action, rollout_limit=ROLLOUT_LIMIT,
-    estimate=estimate, exact_state=exact_state, solve_share=SOLVE_SHARE,
+    sk, sample_state, prepare_sampler=prepare_sampler, playout=svoi_koziri_playout.playout,
+    rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve_share=SOLVE_SHARE,
 )
 """Svoi Koziri's hooks for the search levels (engine.ai.search)."""

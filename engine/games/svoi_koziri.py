@@ -429,20 +429,26 @@ def _take(state: SvoiKoziriState, seat: Seat) -> tuple[SvoiKoziriState, list[Eve
         turn=other_seat(seat),
     )
     events = [Event("took", {"seat": seat, "cards": codes(taken)})]
-    digest = _position_digest(new)
+    digest = position_digest(new.hands, new.pile, new.turn)
     new = replace(new, positions=(*new.positions, digest))
     if new.positions.count(digest) >= REPEATS_TO_DRAW:
         return _finish(new, Reason.REPETITION, winner=None, events=events)
     return new, events
 
 
-def _position_digest(state: SvoiKoziriState) -> str:
-    """A short digest of what §3.9 compares: the cards of each hand (kept in hand order), the pile, the seat to act.
+def position_digest(hands: Sequence[Sequence[Card]], pile: Sequence[Card], turn: Seat) -> str:
+    """A short digest of a position as svoi_koziri.md §3.9 compares it: the hands, the pile, the seat to act.
 
-    Stored instead of the position itself so that the record stays small in every saved state.
+    Hands in hand order, the pile bottom first. The one form of a recorded position (`SvoiKoziriState.positions`),
+    also for the search's fast path (engine/ai/svoi_koziri_playout.py); stored instead of the position itself so
+    that the record stays small in every saved state.
+
+    >>> from engine.cards import parse_french_36 as card
+    >>> position_digest([[card("6S")], [card("7S"), card("AH")]], [card("9D")], 1)
+    '6300bbe78b593fa4'
     """
-    text = "/".join(" ".join(card.code for card in cards) for cards in (*state.hands, state.pile))
-    return hashlib.blake2b(f"{text}/{state.turn}".encode(), digest_size=8).hexdigest()
+    text = "/".join(" ".join(card.code for card in cards) for cards in (*hands, pile))
+    return hashlib.blake2b(f"{text}/{turn}".encode(), digest_size=8).hexdigest()
 
 
 def _finish(

@@ -1,0 +1,305 @@
+"""Svoi Koziri playouts on a private, mutable position: the search's fast path (shared/STYLE.md §2).
+
+A search plays thousands of playout moves per decision. Through the public rules each move builds a frozen state
+and its events and checks the action against `legal_actions` (engine/legality.py), which the search never needs:
+it only plays listed moves. `Position` holds the same game as lists of card numbers and plays its moves unchecked,
+like python-chess's `push`; `engine/games/svoi_koziri.py` stays the one statement of the rules.
+tests/engine/svoi_koziri/test_playout.py plays thousands of random games through both and checks, move by move,
+the same legal moves in the same order and the same state, so a playout here is the playout the public rules give.
+
+A card is its number in `FRENCH_36` (suit `S H D C`, then rank 6..A): numbers sort in Svoi Koziri's hand order
+(svoi_koziri.md §2.2), a card's suit is `number // 9` and its rank `6 + number % 9`. A suit is its index in
+`S H D C`. The moves are those card numbers (lead, beat or play that card, as the step says), `TAKE` and
+`CHOOSE_TRUMP + suit`; `resign` is never a playout move.
+
+The playout policy is the `easy` bot's (engine/ai/svoi_koziri.py) with a uniform move one time in `1 / EXPLORE`;
+its choice of a card is `easy_card`, which `easy` itself asks, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.ai.costs import lay_value, trump_cost
+from engine.beating import beats
+from engine.cards import FRENCH_36, FRENCH_SUITS, Card
+from engine.games.svoi_koziri import (
+    REPEATS_TO_DRAW,
+    TAKE_OWN_TRUMP,
+    Reason,
+    Step,
+    SvoiKoziriState,
+    position_digest,
+)
+from engine.games.svoi_koziri import TAKE as TAKE_COUNT
+from engine.protocol import Action, Seat
+
+TAKE = 36
+"""The move `{"type": "take"}`."""
+CHOOSE_TRUMP = 37
+"""`CHOOSE_TRUMP + s` is the move `{"type": "choose_trump", "suit": ...}` of the suit with index s in `S H D C`."""
+EXPLORE = 0.2
+"""How often the playout policy plays a uniformly random card instead of `easy`'s (svoi_koziri.md §3.3-§3.5)."""
+
+NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
+"""The number of each of the 36 cards (module docstring)."""
+_NUMBER_OF_CODE = {card.code: number for number, card in enumerate(FRENCH_36)}
+"""`NUMBER` by code: a code's hash is kept by the string, a card's is worked out anew each time."""
+_SUIT = {suit: index for index, suit in enumerate(FRENCH_SUITS)}
+_BEATS = [[tuple(beats(card, top, trump) for card in FRENCH_36) for top in FRENCH_36] for trump in FRENCH_SUITS]
+"""`_BEATS[own][top][card]`: whether `card` beats `top` for a player whose own trump suit is `own` (§3.1)."""
+_BEAT_COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
+"""`_BEAT_COST[own][card]`: `engine.ai.costs.trump_cost` by number."""
+_LAY_VALUE = [[tuple(lay_value(card.code, own.letter, theirs.letter) for card in FRENCH_36) for theirs in FRENCH_SUITS]
+              for own in FRENCH_SUITS]
+"""`_LAY_VALUE[own][theirs][card]`: `engine.ai.costs.lay_value` by number."""
+_ACE = 8
+"""`number % 9` of an ace."""
+
+
+class Position:
+    """A Svoi Koziri game as mutable lists of card numbers (module docstring), built from a `SvoiKoziriState`.
+
+    Any state will do: during the trump choice (the deal is played by the second choice), in play, or finished.
+
+    Attributes:
+        trumps: per seat, its own trump suit's index, -1 until chosen (svoi_koziri.md §2.5).
+        hands: per seat, card numbers ascending (hand order, §2.2).
+        pile: the pile, bottom first (§3).
+        step: the `Step` of the seat to act; None once over.
+        turn: the seat to act (or that was to act when the game ended), as `SvoiKoziriState.turn`.
+        over, reason, winner: whether the game ended, why (`Reason`) and who won (None: a draw) (§5.1).
+    """
+
+    __slots__ = ("trumps", "hands", "pile", "step", "turn", "over", "reason", "winner", "_sixes", "_start",
+                 "_recorded", "_counts", "_earlier", "_most_earlier", "_digests")
+
+    def __init__(self, state: SvoiKoziriState) -> None:
+        self.trumps = [-1 if trump is None else _SUIT[trump] for trump in state.trumps]
+        number = _NUMBER_OF_CODE
+        self.hands = [sorted(number[card.code] for card in hand) for hand in state.hands]
+        self.pile = [number[card.code] for card in state.pile]
+        self.step = state.step
+        self.turn: Seat = state.turn
+        self.over = state.reason is not None
+        self.reason = state.reason
+        self.winner = state.winner
+        self._sixes = state.sixes_passed
+        self._start = state
+        self._recorded: list[tuple[tuple[int, ...], tuple[int, ...], Seat]] = []
+        """The positions recorded in this position's play (§3.9): seat 0's hand, the pile, the seat to act."""
+        self._counts: Counter[tuple[tuple[int, ...], tuple[int, ...], Seat]] = Counter()
+        self._earlier = Counter(state.positions)
+        """The digests recorded before (`SvoiKoziriState.positions`)."""
+        self._most_earlier = max(self._earlier.values(), default=0)
+        """The most times one position was recorded before."""
+        self._digests: list[str] = []
+        """The digests of the first of `_recorded`, worked out by `state()`."""
+
+    def mover(self) -> Seat:
+        """The seat to act (`to_act` of svoi_koziri.md §4.1); only asked while the game is not over."""
+        return self.turn
+
+    def moves(self) -> list[int]:
+        """The mover's legal moves but `resign`, in the order of `svoi_koziri.legal_actions` (svoi_koziri.md §4.2)."""
+        step = self.step
+        if step is Step.RESPOND:  # beat if any card beats (§3.4), else take
+            hand = self.hands[self.turn]
+            beating = _BEATS[self.trumps[self.turn]][self.pile[-1]]
+            return [card for card in hand if beating[card]] or [TAKE]
+        if step is Step.CHOOSE_TRUMP:  # a suit the other seat has not chosen (§2.5)
+            taken = self.trumps[1 - self.turn]
+            return [CHOOSE_TRUMP + suit for suit in range(4) if suit != taken]
+        return list(self.hands[self.turn])  # lead or play any card (§3.3, §3.5)
+
+    def play(self, move: int) -> None:
+        """Play one of `moves()` for the mover, unchecked (svoi_koziri.md §2.5-§2.7, §3.3-§3.9)."""
+        if move < TAKE:
+            self._lay(move)
+        elif move == TAKE:
+            self._take()
+        else:
+            self._choose_trump(move - CHOOSE_TRUMP)
+
+    def _lay(self, card: int) -> None:
+        """`lead`, `beat` or `play` `card` (§3.3-§3.5), then §3.8 if it was the mover's last."""
+        seat = self.turn
+        hand = self.hands[seat]
+        hand.remove(card)
+        self.pile.append(card)
+        if not hand:
+            self._went_out(seat)
+        elif self.step is Step.RESPOND:  # the second card after a beat (§3.5)
+            self.step = Step.PLAY
+        else:
+            self.step = Step.RESPOND
+            self.turn = 1 - seat
+
+    def _went_out(self, seat: Seat) -> None:
+        """§3.8: both out is a draw; a single last card that beats the top must answer; otherwise `seat` wins."""
+        opponent = 1 - seat
+        last = self.hands[opponent]
+        if not last:
+            self._finish(Reason.DRAW, None)
+        elif len(last) == 1 and _BEATS[self.trumps[opponent]][self.pile[-1]][last[0]]:
+            self.step = Step.RESPOND
+            self.turn = opponent
+        else:
+            self._finish(Reason.OUT_OF_CARDS, seat)
+
+    def _take(self) -> None:
+        """§3.6 (how many, judged from the taker's own trump), §3.7 (the other seat goes on), §3.9 (repetition)."""
+        seat = self.turn
+        pile = self.pile
+        top = pile[-1]
+        own = self.trumps[seat]
+        if top // 9 != own:
+            count = TAKE_COUNT
+        elif top % 9 != _ACE:
+            count = TAKE_OWN_TRUMP
+        else:
+            count = len(pile)
+        split = max(0, len(pile) - count)
+        hand = self.hands[seat]
+        hand.extend(pile[split:])
+        hand.sort()
+        del pile[split:]
+        self.turn = 1 - seat
+        self.step = Step.RESPOND if pile else Step.LEAD
+        # After the deal the 36 cards are all in the hands and the pile: seat 0's hand names seat 1's too.
+        key = (tuple(self.hands[0]), tuple(pile), self.turn)
+        self._recorded.append(key)
+        self._counts[key] += 1
+        missing = REPEATS_TO_DRAW - self._counts[key]  # records of this position needed from before this position
+        # The digest only where the records from before could be enough: the search's playouts take often.
+        if missing <= 0 or (missing <= self._most_earlier and self._earlier[_digest(*key)] >= missing):
+            self._finish(Reason.REPETITION, None)
+
+    def _choose_trump(self, suit: int) -> None:
+        """§2.5; after seat 1's choice the deal (§2.6) and the sixes (§2.7), seat 0 to lead (§2.8)."""
+        seat = self.turn
+        self.trumps[seat] = suit
+        if seat == 0:
+            self.turn = 1
+            return
+        deck = [NUMBER[card] for card in self._start.deck]
+        hands = self.hands = [sorted(deck[0::2]), sorted(deck[1::2])]
+        sixes: list[Card | None] = [None, None]
+        for giver in (0, 1):
+            six = self.trumps[1 - giver] * 9  # the six of the other seat's trump suit
+            if six in hands[giver]:
+                hands[giver].remove(six)
+                hands[1 - giver].append(six)
+                hands[1 - giver].sort()
+                sixes[giver] = FRENCH_36[six]
+        self._sixes = tuple(sixes)
+        self.step = Step.LEAD
+        self.turn = 0
+
+    def _finish(self, reason: Reason, winner: Seat | None) -> None:
+        self.over = True
+        self.reason = reason
+        self.winner = winner
+        self.step = None
+
+    def rewards(self) -> list[float]:
+        """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw (§5.2); only asked once `over`."""
+        if self.winner is None:
+            return [0.5, 0.5]
+        return [1.0 if seat == self.winner else 0.0 for seat in (0, 1)]
+
+    def state(self) -> SvoiKoziriState:
+        """The same game as a `SvoiKoziriState` (the seed kept from the state it was built of)."""
+        start = self._start
+        self._digests.extend(_digest(*key) for key in self._recorded[len(self._digests):])
+        dealt = self.step is not Step.CHOOSE_TRUMP
+        return SvoiKoziriState(
+            deck=() if dealt else start.deck,
+            trumps=tuple(None if suit < 0 else FRENCH_SUITS[suit] for suit in self.trumps),
+            sixes_passed=self._sixes,
+            hands=tuple(tuple(FRENCH_36[card] for card in hand) for hand in self.hands),
+            pile=tuple(FRENCH_36[card] for card in self.pile),
+            step=self.step,
+            turn=self.turn,
+            positions=start.positions + tuple(self._digests),
+            reason=self.reason,
+            winner=self.winner,
+            seed=start.seed,
+        )
+
+
+def _digest(hand: tuple[int, ...], pile: tuple[int, ...], turn: Seat) -> str:
+    """`svoi_koziri.position_digest` of a recorded position: seat 0's hand, the pile, the seat to act."""
+    placed = set(hand).union(pile)
+    hands = ([FRENCH_36[card] for card in hand], [FRENCH_36[card] for card in range(36) if card not in placed])
+    return position_digest(hands, [FRENCH_36[card] for card in pile], turn)
+
+
+def action(move: int, step: Step) -> Action:
+    """The action body of `move` when the mover's step is `step`."""
+    if move == TAKE:
+        return {"type": "take"}
+    if move >= CHOOSE_TRUMP:
+        return {"type": "choose_trump", "suit": FRENCH_SUITS[move - CHOOSE_TRUMP].letter}
+    return {"type": "beat" if step is Step.RESPOND else step.value, "card": FRENCH_36[move].code}
+
+
+def easy_card(cards: Sequence[int], beating: bool, own: int, theirs: int) -> int:
+    """The `easy` bot's card among `cards` (hand order) for a seat of own trump `own` against `theirs` (suit indexes).
+
+    Beating (svoi_koziri.md §3.4), the cheapest card by `engine.ai.costs.trump_cost` (own trumps cost most);
+    leading or playing (§3.3, §3.5), the card the opponent can least easily beat, by `engine.ai.costs.lay_value`.
+    The first of equal cards, i.e. the rules' hand order: deterministic.
+
+    Raises:
+        ValueError: `cards` is empty.
+
+    >>> hand = [NUMBER[card] for card in FRENCH_36 if card.code in ("9S", "6H", "8D", "JD")]  # own trump H, theirs S
+    >>> [FRENCH_36[easy_card(hand, beating, own=1, theirs=0)].code for beating in (True, False)]
+    ['8D', '9S']
+    """
+    if beating:
+        return min(cards, key=_BEAT_COST[own].__getitem__)
+    return max(cards, key=_LAY_VALUE[own][theirs].__getitem__)
+
+
+def estimate(hand_sizes: Sequence[int]) -> list[float]:
+    """A cut-off playout's rewards per seat: the seat with fewer cards is ahead (it goes out first, §3.8).
+
+    >>> estimate([10, 10]), [round(reward, 3) for reward in estimate([4, 10])]
+    ([0.5, 0.5], [0.881, 0.119])
+    """
+    lead = hand_sizes[1] - hand_sizes[0]
+    ahead = 0.5 + 0.5 * math.tanh(lead / 6)
+    return [ahead, 1 - ahead]
+
+
+def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random,
+            limit: int) -> tuple[list[float], int]:
+    """Play `state` on by the playout policy: (rewards per seat, moves played); `estimate` if cut off at `limit`.
+
+    The search's `SearchHooks.playout` (engine/ai/search.py); `start`, the search's sampled root, is not needed.
+
+    The policy (module docstring): on a trump choice or a take (the only move then) a uniform move; otherwise one
+    time in `1 / EXPLORE` a uniform card, else `easy_card`. It draws from `rng` exactly as the search's loop over
+    the public rules did with that policy as `rollout_action` (a `choice` on those steps, else a `random()` and a
+    `choice` when exploring), so the search's recorded choices hold (tests/engine/search_choices.json).
+    """
+    position = Position(state)
+    for played in range(limit):
+        if position.over:
+            return position.rewards(), played
+        moves = position.moves()
+        if moves[0] >= TAKE or rng.random() < EXPLORE:
+            move = rng.choice(moves)
+        else:
+            seat = position.turn
+            trumps = position.trumps
+            move = easy_card(moves, position.step is Step.RESPOND, trumps[seat], trumps[1 - seat])
+        position.play(move)
+    if position.over:
+        return position.rewards(), limit
+    return estimate([len(hand) for hand in position.hands]), limit

@@ -1,0 +1,212 @@
+"""The search's fast path for Svoi Koziri playouts (engine/ai/svoi_koziri_playout.py) against the public rules.
+
+Differential tests: random games played through both (svoi_koziri.py's `legal_actions` and `apply`, the position's
+`moves` and `play`), move by move, must list the same moves in the same order and reach the same states; a whole
+playout must return what the search's loop over the public rules returns with the same policy and the same random
+numbers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+
+from engine.ai import svoi_koziri_playout
+from engine.ai.costs import lay_value, trump_cost
+from engine.ai.svoi_koziri_playout import Position
+from engine.cards import FRENCH_36, FRENCH_SUITS
+from engine.games import svoi_koziri as sk
+from engine.games.svoi_koziri import SvoiKoziriState
+from engine.protocol import Action
+from tests.decks import cards
+
+OPTIONS = sk.parse_options({})
+DEALS = 40
+"""Uniform random games from a deal: about a thousand moves each (svoi_koziri.md §8.13)."""
+ENDGAMES = 2_000
+"""Uniform random games from positions with 1-3 cards in each hand: half end within 4 moves, every way."""
+ENDGAME_MOVES = 40
+"""Where an endgame's check stops: one that has not ended by then has taken from the pile into a long game."""
+POLICY_GAMES = 200
+"""Games played by the search's playout policy: about 130 moves each, one in seven ends by repetition (§3.9)."""
+Choose = Callable[[SvoiKoziriState, list[Action], random.Random], int]
+
+
+def listed(state: SvoiKoziriState) -> list[Action]:
+    """The public legal actions of the seat to act, without `resign` (always last, svoi_koziri.md §4.2)."""
+    (seat,) = sk.to_act(state)
+    return sk.legal_actions(state, seat)[:-1]
+
+
+def fast_actions(position: Position) -> list[Action]:
+    """The position's moves as action bodies."""
+    assert position.step is not None
+    return [svoi_koziri_playout.action(move, position.step) for move in position.moves()]
+
+
+def rewards(state: SvoiKoziriState) -> list[float]:
+    """The search's rewards of a finished game: 1 for the winner, 0 for the loser, ½ each in a draw."""
+    return [0.5, 0.5] if state.winner is None else [float(seat == state.winner) for seat in (0, 1)]
+
+
+def uniform(state: SvoiKoziriState, actions: list[Action], rng: random.Random) -> int:
+    """A uniform random action's index."""
+    return rng.randrange(len(actions))
+
+
+def reference_action(state: SvoiKoziriState, rng: random.Random) -> Action:
+    """The search's playout policy as it was written on the public rules (engine/ai/svoi_koziri.py `rollout_action`
+    up to 61495d0): a uniform move on a trump choice or a take, else one time in five a uniform card, else `easy`'s
+    card on action bodies (the cheapest beat by `trump_cost`, the highest `lay_value` laid; the first of equals)."""
+    actions = listed(state)
+    kind = actions[0]["type"]
+    if kind in ("choose_trump", "take") or rng.random() < svoi_koziri_playout.EXPLORE:
+        return rng.choice(actions)
+    own, theirs = state.trumps[state.turn], state.trumps[1 - state.turn]
+    assert own is not None and theirs is not None
+    if kind == "beat":
+        return max(actions, key=lambda action: -trump_cost(action["card"], own.letter))
+    return max(actions, key=lambda action: lay_value(action["card"], own.letter, theirs.letter))
+
+
+def by_policy(state: SvoiKoziriState, actions: list[Action], rng: random.Random) -> int:
+    """The index of the playout policy's action (`reference_action`)."""
+    return actions.index(reference_action(state, rng))
+
+
+def play_both(state: SvoiKoziriState, choose: Choose, rng: random.Random, moves: int = 100_000) -> SvoiKoziriState:
+    """Play `state` through the public rules and a `Position` side by side, `choose` picking each action.
+
+    Before every move the same seat to act and the same moves in the same order; after it the same state. One move
+    in five the position is built anew from the public state, so every kind of state (the trump choice, a `play`
+    step, a last card to answer, a repetition record, §3.9) is also a starting point, as the search's playouts
+    start anywhere. Returns the state at the end, or after `moves` moves.
+    """
+    position = Position(state)
+    for _ in range(moves):
+        if sk.result(state) is not None:
+            assert position.over
+            assert position.rewards() == rewards(state)
+            break
+        assert not position.over
+        assert {position.mover()} == sk.to_act(state)
+        actions = listed(state)
+        assert fast_actions(position) == actions
+        index = choose(state, actions, rng)
+        (seat,) = sk.to_act(state)
+        position.play(position.moves()[index])
+        state, _ = sk.apply(state, seat, actions[index])
+        assert position.state() == state
+        if rng.random() < 0.2:
+            position = Position(state)
+    return state
+
+
+def endgame(rng: random.Random) -> SvoiKoziriState:
+    """A random position (svoi_koziri.md §8's "Positions") with 1-3 cards in each hand and the rest on the pile."""
+    deck = list(FRENCH_36)
+    rng.shuffle(deck)
+    first, second = rng.randint(1, 3), rng.randint(1, 3)
+    trumps = rng.sample(FRENCH_SUITS, 2)
+    hands = [deck[:first], deck[first:first + second]]
+    return sk.position((trumps[0], trumps[1]), hands, deck[first + second:], rng.randrange(2))
+
+
+def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
+    """Uniform random play: 40 games from a deal (trump choices, the deal and the sixes of svoi_koziri.md §2.5-§2.7,
+    then about a thousand moves of takes of 3, 5 and the whole pile, §3.6) and 2,000 from random endgames (going out
+    by a lead, a beat or a play, a single last card that must answer, the draw, §3.8; each for up to 40 moves): at
+    every move the same moves in the same order, after it the same state, and at the end the same result."""
+    sixes, ends = Counter(), Counter()
+    for seed in range(DEALS):
+        state = play_both(sk.new_game(2, OPTIONS, seed=seed), uniform, random.Random(seed))
+        sixes[sum(six is not None for six in state.sixes_passed)] += 1
+        ends[state.reason] += 1
+    for seed in range(ENDGAMES):
+        rng = random.Random(seed)
+        ends[play_both(endgame(rng), uniform, rng, ENDGAME_MOVES).reason] += 1
+    assert set(sixes) == {0, 1, 2}  # no six, one or both handed over (§2.7)
+    assert ends[sk.Reason.OUT_OF_CARDS] > 1_000 and ends[sk.Reason.DRAW] > 50
+
+
+def test_position_plays_the_playout_policys_games_as_the_public_rules_do() -> None:
+    """200 games from a deal played by the search's playout policy, which often comes back to a position it took
+    into (§3.9): the same moves, states and results, repetition draws included, also where the position was built
+    after some of the repeated positions were recorded."""
+    ends = Counter()
+    for seed in range(POLICY_GAMES):
+        ends[play_both(sk.new_game(2, OPTIONS, seed=seed), by_policy, random.Random(seed)).reason] += 1
+    assert ends[sk.Reason.REPETITION] > 0 and ends[sk.Reason.DRAW] > 0 and ends[sk.Reason.OUT_OF_CARDS] > 0
+
+
+def reference_playout(state: SvoiKoziriState, rng: random.Random, limit: int) -> tuple[list[float], int]:
+    """The search's loop over the public rules (engine/ai/search.py `_playout`) with the playout policy written out
+    on action bodies (`reference_action`): the result's rewards at the end, `estimate` after `limit` moves."""
+    for played in range(limit + 1):
+        if sk.result(state) is not None:
+            return rewards(state), played
+        if played == limit:
+            break
+        state, _ = sk.apply(state, state.turn, reference_action(state, rng))
+    return svoi_koziri_playout.estimate([len(hand) for hand in state.hands]), limit
+
+
+def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
+    """From 560 positions (both trump choices and every 7th move of the first 140 of 30 random games from a deal,
+    half played by the policy, half uniformly), the fast playout and the reference loop with the same seed give the
+    same rewards after the same number of moves, with the search's limit of 40 and with a limit of 6 that cuts
+    most playouts off."""
+    checked = 0
+    ends = Counter()
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = sk.new_game(2, OPTIONS, seed=seed)
+        moves = 0
+        while sk.result(state) is None and moves <= 140:
+            if moves % 7 == 0 or moves == 1:
+                for limit in (40, 6):
+                    fast = svoi_koziri_playout.playout(state, state, random.Random(moves), limit)
+                    assert fast == reference_playout(state, random.Random(moves), limit)
+                    ends[fast[1] < limit] += 1
+                    checked += 1
+            actions = listed(state)
+            index = by_policy(state, actions, rng) if seed % 2 else uniform(state, actions, rng)
+            state, _ = sk.apply(state, state.turn, actions[index])
+            moves += 1
+    assert checked >= 1_100
+    assert ends[True] > 0 and ends[False] > 0  # some played to the end, some cut off
+
+
+def test_playout_counts_the_moves_to_a_known_end() -> None:
+    """svoi_koziri.md §8.10: seat 0 `KC 7D`, seat 1 `9D`, pile `… 10C`. The policy beats with KC and plays 7D (its
+    only moves), seat 1 answers with its single last card 9D: a draw after 3 moves. With `6D` instead seat 1 cannot
+    answer: seat 0 wins after 2 moves."""
+    spades, hearts = FRENCH_SUITS[0], FRENCH_SUITS[1]
+    for last, expected in (("9D", ([0.5, 0.5], 3)), ("6D", ([1.0, 0.0], 2))):
+        hands = [cards("KC 7D"), cards(last)]
+        pile = [card for card in FRENCH_36 if card not in {*hands[0], *hands[1], *cards("10C")}] + cards("10C")
+        start = sk.position((spades, hearts), hands, pile, 0)
+        assert svoi_koziri_playout.playout(start, start, random.Random(1), 40) == expected
+
+
+def test_repetition_counts_the_positions_recorded_before_the_position_was_built() -> None:
+    """svoi_koziri.md §8.11: cycle C played twice through the public rules records each post-take position twice;
+    a position built then and played `s0 lead 7C, s1 beat 8C, s1 play AD, s0 take` ends in a draw by repetition."""
+    hands = [cards("6H 7H 8H 9H 10H JH QH KH AH 7C 9C 10C JC 6D 7D 8D 9D"),
+             cards("6S 7S 8S 9S 10S JS QS KS AS 6C 8C QC KC AC 10D JD QD KD AD")]
+    state = sk.position((FRENCH_SUITS[0], FRENCH_SUITS[1]), hands, [], 0)
+    cycle = ["lead 7C", "beat 8C", "play AD", "take", "lead 6C", "beat 8C", "play AD", "take"]
+    for step in cycle * 2:
+        kind, *card = step.split()
+        state, _ = sk.apply(state, state.turn, {"type": kind, **({"card": card[0]} if card else {})})
+    assert len(state.positions) == 4 and sk.result(state) is None
+    position = Position(state)
+    for step in cycle[:4]:
+        kind, *card = step.split()
+        move = svoi_koziri_playout.TAKE if kind == "take" else svoi_koziri_playout.NUMBER[cards(card[0])[0]]
+        assert move in position.moves()
+        position.play(move)
+        state, _ = sk.apply(state, state.turn, {"type": kind, **({"card": card[0]} if card else {})})
+    assert position.over and position.reason == sk.Reason.REPETITION
+    assert position.state() == state
