@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 
+from engine.ai.costs import trump_cost
 from engine.cards import FRENCH_36, FRENCH_SUITS
 from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
 from engine.protocol import Action, Seat
@@ -28,6 +29,8 @@ EXPLORE = 0.1
 """How often the playout policy plays a uniformly random move instead of its cheapest card."""
 
 _NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
+_COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
+"""`_COST[trump][card]`: `engine.ai.costs.trump_cost` by number."""
 
 
 class Position:
@@ -187,7 +190,7 @@ def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int
     search's recorded choices hold (tests/engine/search_choices.json).
     """
     position = Position(state)
-    trump = position.trump
+    cost = _COST[position.trump].__getitem__
     for played in range(limit):
         if position.over:
             return position.rewards(), played
@@ -197,7 +200,6 @@ def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int
         elif moves[0] >= TAKE:
             move = moves[0]
         else:  # the cheapest card; min keeps the first of equal costs, the hand order
-            move = min((card for card in moves if card < TAKE),
-                       key=lambda card: card % 9 + (100 if card // 9 == trump else 0))
+            move = min((card for card in moves if card < TAKE), key=cost)
         position.play(move)
     return (position.rewards() if position.over else [0.5, 0.5]), limit
