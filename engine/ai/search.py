@@ -67,10 +67,12 @@ class Budget:
 
 SEARCH_LEVELS = ("medium", "hard")
 """The levels that search (the others are rule bots)."""
-HARD_MOVES = {"durak": 16_000, "svoi_koziri": 16_000, "tadmur": 15_000, "talmut": 9_000}
-"""Moves one `hard` decision may apply, per game: about 0.8 s on an idle core of the reference machine at the 95th
-percentile of positions (a move costs 35-125 microseconds with its share of sampling, most in 8-seat Talmut), and
-the same number of moves, so the same decision, on a busy machine (docs/benchmarks.md)."""
+HARD_MOVES = {"durak": 48_000, "svoi_koziri": 48_000, "tadmur": 15_000, "talmut": 9_000}
+"""Moves one `hard` decision may apply, per game, besides its 1,000 samples at most: about 0.8 s on an idle core of
+the reference machine at the 95th percentile of the positions met in games, and the same number of moves, so the
+same decision, on a busy machine (docs/benchmarks.md). Since the playouts have fast paths a move costs about 6
+microseconds with its share of sampling and the tree in Durak and Svoi Koziri, 9 in Tadmur (where the 1,000 samples
+bind first) and 23-35 in Talmut."""
 BUDGETS: dict[str, dict[str, Budget]] = {
     game: {"medium": Budget(iterations=100, seconds=1.0, moves=moves // 10),
            "hard": Budget(iterations=1000, seconds=5.0, moves=moves)}

@@ -128,7 +128,7 @@ SOLVABLE_CARDS = 8
 self-play games, the solver settled about half of those with 6 to 8 cards within 200 moves, and nearly none of
 the others within 8,000 (the pile's takes make lines long, §3.6, §3.9); hence a small share of the moves too."""
 SOLVE_SHARE = 1 / 16
-"""The share of a search level's moves a solve may spend: 1,000 of `hard`'s 16,000."""
+"""The share of a search level's moves a solve may spend: 3,000 of `hard`'s 48,000."""
 
 
 def exact_state(view: SeatView, history: Sequence[JSON]) -> SvoiKoziriState | None:
