@@ -15,15 +15,15 @@ from engine.ai.durak_playout import Position
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import Action
+from tests.engine import lockstep
 
 OPTIONS = durak.parse_options({})
 GAMES = 2_000
 
 
 def listed(state: DurakState) -> list[Action]:
-    """The public legal actions of the seat to act, without `resign` (always last, durak.md §4.2)."""
-    (seat,) = durak.to_act(state)
-    return durak.legal_actions(state, seat)[:-1]
+    """The public legal actions of the seat to act, without `resign`."""
+    return lockstep.listed(durak, state)
 
 
 def fast_actions(position: Position) -> list[Action]:
@@ -34,31 +34,14 @@ def fast_actions(position: Position) -> list[Action]:
 
 
 def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
-    """2,000 uniform random games: at every move the same seat to act, the same moves in the same order, and after
-    the same move the same state, including the end (durak.md §3.10) and who lost. One move in five the position is
-    built anew from the public state, so every kind of mid-bout state (a take, an open card, an empty stock) is also
-    a starting point, as the search's playouts start anywhere."""
+    """2,000 uniform random games (`tests.engine.lockstep.play_both`): at every move the same seat to act, the same
+    moves in the same order, and after the same move the same state, including the end (durak.md §3.10) and who
+    lost; the position is also built anew from mid-bout states (a take, an open card, an empty stock)."""
     ends = {"durak": 0, "draw": 0}
     for seed in range(GAMES):
-        rng = random.Random(seed)
-        state = durak.new_game(2, OPTIONS, seed=seed)
-        position = Position(state)
-        while durak.result(state) is None:
-            assert not position.over
-            assert {position.mover()} == durak.to_act(state)
-            actions = listed(state)
-            assert fast_actions(position) == actions
-            index = rng.randrange(len(actions))
-            (seat,) = durak.to_act(state)
-            position.play(position.moves()[index])
-            state, _ = durak.apply(state, seat, actions[index])
-            assert position.state() == state
-            if rng.random() < 0.2:
-                position = Position(state)
-        assert position.over
+        state = lockstep.play_both(durak, Position, fast_actions, durak.new_game(2, OPTIONS, seed=seed),
+                                   lockstep.uniform, random.Random(seed))
         ends[state.reason] += 1
-        expected = [0.5, 0.5] if state.loser is None else [float(seat != state.loser) for seat in (0, 1)]
-        assert position.rewards() == expected
     assert ends["durak"] > 0 and ends["draw"] > 0  # both endings were played through
 
 
@@ -66,9 +49,8 @@ def reference_playout(state: DurakState, rng: random.Random, limit: int) -> tupl
     """The search's loop over the public rules with the playout policy written out on action bodies: the cheapest
     card (engine.ai.costs.trump_cost, first of equals), else the first action, one time in ten a random action."""
     for played in range(limit + 1):
-        outcome = durak.result(state)
-        if outcome is not None:
-            return ([0.5, 0.5] if outcome.draw else [float(seat in outcome.winners) for seat in (0, 1)]), played
+        if durak.result(state) is not None:
+            return lockstep.rewards(durak, state), played
         if played == limit:
             break
         actions = listed(state)

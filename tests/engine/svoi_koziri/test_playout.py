@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
 
 from engine.ai import svoi_koziri_playout
 from engine.ai.costs import lay_value, trump_cost
@@ -20,6 +19,8 @@ from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import SvoiKoziriState
 from engine.protocol import Action
 from tests.decks import cards
+from tests.engine import lockstep
+from tests.engine.lockstep import Choose, uniform
 
 OPTIONS = sk.parse_options({})
 DEALS = 40
@@ -30,13 +31,6 @@ ENDGAME_MOVES = 40
 """Where an endgame's check stops: one that has not ended by then has taken from the pile into a long game."""
 POLICY_GAMES = 200
 """Games played by the search's playout policy: about 130 moves each, one in seven ends by repetition (§3.9)."""
-Choose = Callable[[SvoiKoziriState, list[Action], random.Random], int]
-
-
-def listed(state: SvoiKoziriState) -> list[Action]:
-    """The public legal actions of the seat to act, without `resign` (always last, svoi_koziri.md §4.2)."""
-    (seat,) = sk.to_act(state)
-    return sk.legal_actions(state, seat)[:-1]
 
 
 def fast_actions(position: Position) -> list[Action]:
@@ -45,14 +39,14 @@ def fast_actions(position: Position) -> list[Action]:
     return [svoi_koziri_playout.action(move, position.step) for move in position.moves()]
 
 
+def listed(state: SvoiKoziriState) -> list[Action]:
+    """The public legal actions of the seat to act, without `resign`."""
+    return lockstep.listed(sk, state)
+
+
 def rewards(state: SvoiKoziriState) -> list[float]:
-    """The search's rewards of a finished game: 1 for the winner, 0 for the loser, ½ each in a draw."""
-    return [0.5, 0.5] if state.winner is None else [float(seat == state.winner) for seat in (0, 1)]
-
-
-def uniform(state: SvoiKoziriState, actions: list[Action], rng: random.Random) -> int:
-    """A uniform random action's index."""
-    return rng.randrange(len(actions))
+    """The search's rewards of a finished game."""
+    return lockstep.rewards(sk, state)
 
 
 def reference_action(state: SvoiKoziriState, rng: random.Random) -> Action:
@@ -76,31 +70,9 @@ def by_policy(state: SvoiKoziriState, actions: list[Action], rng: random.Random)
 
 
 def play_both(state: SvoiKoziriState, choose: Choose, rng: random.Random, moves: int = 100_000) -> SvoiKoziriState:
-    """Play `state` through the public rules and a `Position` side by side, `choose` picking each action.
-
-    Before every move the same seat to act and the same moves in the same order; after it the same state. One move
-    in five the position is built anew from the public state, so every kind of state (the trump choice, a `play`
-    step, a last card to answer, a repetition record, §3.9) is also a starting point, as the search's playouts
-    start anywhere. Returns the state at the end, or after `moves` moves.
-    """
-    position = Position(state)
-    for _ in range(moves):
-        if sk.result(state) is not None:
-            assert position.over
-            assert position.rewards() == rewards(state)
-            break
-        assert not position.over
-        assert {position.mover()} == sk.to_act(state)
-        actions = listed(state)
-        assert fast_actions(position) == actions
-        index = choose(state, actions, rng)
-        (seat,) = sk.to_act(state)
-        position.play(position.moves()[index])
-        state, _ = sk.apply(state, seat, actions[index])
-        assert position.state() == state
-        if rng.random() < 0.2:
-            position = Position(state)
-    return state
+    """`tests.engine.lockstep.play_both` for Svoi Koziri: every kind of state (the trump choice, a `play` step, a last
+    card to answer, a repetition record, §3.9) is met, and also a starting point."""
+    return lockstep.play_both(sk, Position, fast_actions, state, choose, rng, moves)
 
 
 def endgame(rng: random.Random) -> SvoiKoziriState:

@@ -18,6 +18,7 @@ from engine.ai.tadmur_playout import Position
 from engine.games import tadmur
 from engine.games.tadmur import TadmurState
 from engine.protocol import Action
+from tests.engine import lockstep
 from tests.engine.tadmur.test_scenarios import D1, D2, deal, play
 
 OPTIONS = tadmur.parse_options({})
@@ -27,16 +28,18 @@ RATES = [(0.1, 0.44), (0.0, 1.0), (0.6, 0.05)]
 
 
 def listed(state: TadmurState) -> list[Action]:
-    """The public legal actions of the seat to act, without `resign` (always last, tadmur.md §4.2)."""
-    (seat,) = tadmur.to_act(state)
-    return tadmur.legal_actions(state, seat)[:-1]
+    """The public legal actions of the seat to act, without `resign`."""
+    return lockstep.listed(tadmur, state)
 
 
 def rewards(state: TadmurState) -> list[float]:
-    """1 for the winner, 0 for the loser, ½ each in a draw (what the search's `SearchHooks.rewards` gives)."""
-    outcome = tadmur.result(state)
-    assert outcome is not None
-    return [0.5, 0.5] if outcome.draw else [float(seat in outcome.winners) for seat in (0, 1)]
+    """What the search's `SearchHooks.rewards` gives a finished game."""
+    return lockstep.rewards(tadmur, state)
+
+
+def fast_actions(position: Position) -> list[Action]:
+    """The position's moves as action bodies."""
+    return [tadmur_playout.action(move) for move in position.moves()]
 
 
 def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
@@ -47,30 +50,23 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
     built anew from the public state, so any mid-turn state (after a wrong guess, an idle turn) is also a starting
     point, as the search's playouts start anywhere."""
     ends: Counter[str] = Counter()
-    locked = last_spaces = 0
-    for seed in range(GAMES):
-        rng = random.Random(seed)
-        placing = seed % 3 == 2
-        state = tadmur.new_game(2, OPTIONS, seed=seed)
-        position = Position(state)
-        while tadmur.result(state) is None:
-            assert not position.over
-            assert {position.mover()} == tadmur.to_act(state)
-            actions = listed(state)
-            assert [tadmur_playout.action(move) for move in position.moves()] == actions
-            places = [index for index, action in enumerate(actions) if action["type"] == "place"]
-            index = rng.choice(places) if placing and places else rng.randrange(len(actions))
+    seen = {"locked": 0, "last_spaces": 0}
+
+    def chooser(placing: bool) -> lockstep.Choose:
+        def choose(state: TadmurState, actions: list[Action], rng: random.Random) -> int:
             (seat,) = tadmur.to_act(state)
-            locked += tadmur.guessing_locked(state)
-            last_spaces += state.rows[seat].empty == 1
-            position.play(position.moves()[index])
-            state, _ = tadmur.apply(state, seat, actions[index])
-            assert position.state() == state
-            if rng.random() < 0.2:
-                position = Position(state)
-        assert position.over
-        assert position.rewards() == rewards(state)
+            seen["locked"] += tadmur.guessing_locked(state)
+            seen["last_spaces"] += state.rows[seat].empty == 1
+            places = [index for index, action in enumerate(actions) if action["type"] == "place"]
+            return rng.choice(places) if placing and places else rng.randrange(len(actions))
+
+        return choose
+
+    for seed in range(GAMES):
+        state = lockstep.play_both(tadmur, Position, fast_actions, tadmur.new_game(2, OPTIONS, seed=seed),
+                                   chooser(seed % 3 == 2), random.Random(seed))
         ends[str(state.reason)] += 1
+    locked, last_spaces = seen["locked"], seen["last_spaces"]
     # every ending was played through, and the lock and last spaces many times
     assert min(ends[reason] for reason in ("chain_complete", "correct_guess", "stalemate")) >= 20, ends
     assert locked >= 1_000 and last_spaces >= 1_000, (locked, last_spaces)
