@@ -134,6 +134,8 @@ class SearchStats:
 StateT = TypeVar("StateT")
 Move = tuple[Seat, Action]
 """One step of a playout: the seat that acts and its action."""
+Playout = Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]]
+"""A whole playout on a game's fast path: `(state, start, rng, limit) -> (rewards per seat, moves played)`."""
 
 
 def playable_actions(view: SeatView) -> list[Action]:
@@ -181,9 +183,9 @@ class SearchHooks(Generic[StateT]):
     prepare_sampler: Callable[[SeatView, Sequence[JSON]], Callable[[random.Random], StateT]] | None = None
     root_actions: Callable[[SeatView], list[Action]] = playable_actions
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
-    playout: Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None = None
+    playout: Playout[StateT] | None = None
     prepare_playout: Callable[
-        [SeatView, Sequence[JSON]], Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]]
+        [SeatView, Sequence[JSON]], Playout[StateT]
     ] | None = None
     evaluate: Callable[[StateT, StateT], list[float] | None] | None = None
     rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
@@ -212,7 +214,7 @@ class SearchHooks(Generic[StateT]):
 
     def fast_playout(
         self, view: SeatView, history: Sequence[JSON]
-    ) -> Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None:
+    ) -> Playout[StateT] | None:
         """The fast path of one search: `prepare_playout`'s, else `playout`, else None (the loop over the rules)."""
         if self.prepare_playout is not None:
             return self.prepare_playout(view, history)
@@ -270,7 +272,7 @@ class _Search(Generic[StateT]):
     me: Seat
     root_keys: dict[tuple[Any, ...], Action]
     rollout: Callable[[StateT, random.Random], Move | None]
-    playout: Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]] | None
+    playout: Playout[StateT] | None
     root: _Node = field(default_factory=_Node)
     seats: int = 0
     moves: int = 0
@@ -388,7 +390,10 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
 
 
 def _playout(search: _Search[StateT], state: StateT, start: StateT, rng: random.Random) -> list[float]:
-    """Play on from `state` by the rollout policy to the end, the game's `evaluate` stop, or the cut-off."""
+    """Play on from `state` to the end, the game's `evaluate` stop, or the cut-off.
+
+    On the game's fast path (`search.playout`) if it has one, else by the rollout policy over the public rules.
+    """
     hooks = search.hooks
     if search.playout is not None:
         fast_rewards, played = search.playout(state, start, rng, hooks.rollout_limit)

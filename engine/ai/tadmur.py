@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.ai import tadmur_playout
-from engine.ai.search import SearchHooks
+from engine.ai.search import Playout, SearchHooks
 from engine.ai.tadmur_playout import CYCLE, reachable
 from engine.ai.view import SeatView
 from engine.games import tadmur as tadmur_game
@@ -340,11 +340,7 @@ def guess_rates(view: SeatView, history: Sequence[JSON]) -> tuple[float, float]:
     return (GUESS_PRIOR, opponent) if me == 0 else (opponent, GUESS_PRIOR)
 
 
-Playout = Callable[[TadmurState, TadmurState, random.Random, int], tuple[list[float], int]]
-"""A playout as `SearchHooks.playout` takes it: `(state, start, rng, limit) -> (rewards, moves played)`."""
-
-
-def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout:
+def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout[TadmurState]:
     """The playouts of one search, on the fast path (engine/ai/tadmur_playout.py): `SearchHooks.prepare_playout`.
 
     The seats' `guess_rates` are worked out once, from what the seat has seen; the policy is `tadmur_playout.choose`

@@ -221,8 +221,9 @@ def choose(position: Position, rates: Sequence[float], rng: random.Random) -> in
 
     With a placement and a guess to choose from, the mover guesses with chance `rates[mover]` (one `rng.random()`);
     a mover with no placement always guesses while it may, else passes (tadmur.md §3.9). A guess names a uniform
-    allowed rank, never the sampled target; a placement is uniform over the cards that keep the target reachable
-    (§3.12; every placement when none does, or at the last space). Only the mover's own row is read.
+    allowed rank (the sampled target among them: the policy does not read the opponent's row); a placement is
+    uniform over the cards that keep the target reachable (§3.12; every placement when none does, or at the last
+    space). Only the mover's own row is read.
     """
     places = position.places()
     guesses = position.guessable()

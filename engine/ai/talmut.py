@@ -303,30 +303,19 @@ def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> 
     """Stop a playout when the round (or the game) ends; else None.
 
     A finished round rewards each seat by its round points against the mean of the others' (lower is better,
-    talmut.md §5.3): ½ + (others' mean − own) / (2 × `SCORE_SCALE`), within 0..1, so that a round lost by 20
-    counts worse than one lost by 2 (`talmut_playout.round_rewards`). When the game ended (§5.5), each seat's
+    talmut.md §5.3): ½ + (others' mean − own) / (2 × `talmut_playout.SCORE_SCALE`), within 0..1, so that a round
+    lost by 20 counts worse than one lost by 2 (`talmut_playout.round_rewards`). When the game ended (§5.5), each seat's
     reward is instead the share of other seats whose total is higher than its own, a tie counting half
     (`talmut_playout.final_rewards`): only the result counts then.
     """
     if state.reason is None and state.round == start.round:
         return None
-    if state.reason is not None:
-        return talmut_playout.final_rewards(state.totals)
-    return talmut_playout.round_rewards([total - before for total, before in zip(state.totals, start.totals,
-                                                                                strict=True)])
-
-
-def estimate(state: talmut_game.TalmutState) -> list[float]:
-    """A cut-off playout's rewards: as if the round ended now, rewarded as `evaluate` rewards a finished round.
-
-    Each layout scores the cards the sample gives it (the round points of talmut.md §5.3, without a false
-    caller's penalty).
-    """
-    return talmut_playout.round_rewards([talmut_game.layout_total(layout) for layout in state.layouts])
+    return talmut_playout.rewards_since(start, state.totals, over=state.reason is not None)
 
 
 ROLLOUT_LIMIT = 12
-"""Playouts stop after this many moves (about a turn of each seat at 3) and are scored by `estimate`: played to
+"""Playouts stop after this many moves (about a turn of each seat at 3) and are scored as if the round ended there
+(`talmut_playout.Position.estimate`): played to
 the round's end they ran 50-100 moves, so `medium`'s 900 moves bought a dozen samples."""
 
 
@@ -357,7 +346,7 @@ def root_actions(view: SeatView) -> list[Action]:
 
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
     talmut_game, sample_state, root_actions=root_actions, playout=talmut_playout.playout, evaluate=evaluate,
-    rollout_limit=ROLLOUT_LIMIT, estimate=estimate, before_search=search_first,
+    rollout_limit=ROLLOUT_LIMIT, before_search=search_first,
 )
 """Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
 with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and

@@ -12,8 +12,7 @@ Several seats may act at once (talmut.md §4.1), so a move is played for a seat:
 int: `DRAW_STOCK`, `DRAW_DISCARD`, `CALL`, `DISCARD`, `SKIP_POWER`, `WITHDRAW`, or a base plus where it acts:
 `SWAP` and `MATCH` + position, `PEEK` and `EXCHANGE` + place, `BLIND_SWAP` + 1000 × place a + place b, where a
 place is `PLACE` × seat + position. `resign` is never a playout move. The playout policy and the rewards a playout
-ends with live here too; engine/ai/talmut.py's `evaluate` and `estimate` score public states with the same
-`round_rewards` and `final_rewards`.
+ends with live here too; engine/ai/talmut.py's `evaluate` scores public states with the same `rewards_since`.
 """
 
 from __future__ import annotations
@@ -83,8 +82,18 @@ _SLOTS: dict[tuple[Card | None, int], Slot] = {}
 """(card, bit mask) -> its slot, for `Position.state` (at most 48 × 2**8 of them)."""
 UNKNOWN_WORTH = {size: sum(card.rank for card in deck) / len(deck)
                  for size in (40, 48) for deck in [full_deck(Options(deck_size=size))]}
-"""What the playout policy counts a card its seat does not know as: the deck's mean value (talmut.md §2.2), as
-`easy` counts it: 6.1 in the 40-card deck, 6.5 in the 48."""
+"""What the playout policy counts a card its seat does not know as: the deck's mean value (talmut.md §2.2), 6.1 in
+the 40-card deck, 6.5 in the 48 (`easy` counts the mean of the cards it has not seen)."""
+
+
+def rewards_since(start: TalmutState, totals: Sequence[int], *, over: bool) -> list[float]:
+    """A playout's rewards once the round of `start` (the search's sampled root) ended with the game's `totals`.
+
+    `final_rewards` if the game is `over` (talmut.md §5.5), else `round_rewards` of the points since `start` (§5.3).
+    """
+    if over:
+        return final_rewards(totals)
+    return round_rewards([total - before for total, before in zip(totals, start.totals, strict=True)])
 
 
 def round_rewards(points: Sequence[float]) -> list[float]:
@@ -622,13 +631,12 @@ def playout(state: TalmutState, start: TalmutState, rng: random.Random, limit: i
     The search's `SearchHooks.playout` (engine/ai/search.py), returning what its loop over the public rules returns
     with engine/ai/talmut.py's hooks: once the round of `start` (the search's sampled root) ends, `evaluate`'s
     rewards (round points since `start`, talmut.md §5.3, or at the game's end its result, §5.5); after `limit`
-    moves, `estimate`'s. The policy draws no random numbers and neither does this (`rng` stays untouched), as in
-    the loop; reshuffles draw from the game's own generator (talmut.md §3.12, shared/STYLE.md §2).
+    moves, the layouts' as they lie (`Position.estimate`). The policy draws no random numbers and neither does this
+    (`rng` stays untouched), as in the loop; reshuffles draw from the game's own generator (talmut.md §3.12,
+    shared/STYLE.md §2).
     """
-    if state.reason is not None:
-        return final_rewards(state.totals), 0
-    if state.round != start.round:
-        return round_rewards([total - before for total, before in zip(state.totals, start.totals, strict=True)]), 0
+    if state.reason is not None or state.round != start.round:
+        return rewards_since(start, state.totals, over=state.reason is not None), 0
     position = Position(state)
     position.deals = False
     round_number = state.round
@@ -636,8 +644,5 @@ def playout(state: TalmutState, start: TalmutState, rng: random.Random, limit: i
     for played in range(1, limit + 1):
         play(*policy(position))
         if position.round != round_number or position.over:
-            if position.over:
-                return final_rewards(position.totals), played
-            totals = position.totals
-            return round_rewards([total - before for total, before in zip(totals, start.totals, strict=True)]), played
+            return rewards_since(start, position.totals, over=position.over), played
     return position.estimate(), limit

@@ -20,12 +20,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import DETERMINIZERS, LEVELS, SEARCH_HOOKS, SeatView, history_entry, search, seat_view
+from engine.ai import (
+    DETERMINIZERS,
+    LEVELS,
+    SEARCH_HOOKS,
+    SeatView,
+    history_entry,
+    search,
+    seat_view,
+    svoi_koziri_playout,
+)
+from engine.ai import tadmur as tadmur_ai
 from engine.ai.search import Budget, SearchStats, ismcts
 from engine.cards import shuffled
 from engine.games import GAMES, durak, svoi_koziri, tadmur, talmut
 from engine.protocol import capabilities
 from tests.decks import cards
+from tests.engine.durak import test_playout as durak_reference
+from tests.engine.svoi_koziri import test_playout as svoi_koziri_reference
+from tests.engine.tadmur import test_playout as tadmur_reference
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 5)]
 SMALL = Budget(iterations=12, seconds=60)
@@ -289,15 +302,16 @@ def test_durak_sampler_gives_the_opponent_the_cards_it_was_seen_to_take() -> Non
 
 
 def test_the_search_makes_the_recorded_choices() -> None:
-    """For 24 recorded views (tables of `TABLES` and 8-seat Talmut, seeds 0-3, up to 60 random moves in), the
-    search with seed `seed` and 40 iterations makes the move, the iteration count and the root visits recorded in
+    """For 24 recorded views (tables of `TABLES` and 8-seat Talmut, seeds 0-3, up to 60 random moves in), the search
+    with seed `seed` and 40 iterations makes the move, the iteration count and the root visits recorded in
     `search_choices.json` by the code of f5e7a93: restructuring the search (issue 16) changed nothing it decides.
-    A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut views
-    got the `options` their games had (the defaults) when views began to show them: the same choices follow.
-    Durak's playout became `lowest`-like (issue 17, engine/ai/durak.py `rollout_action`): its three views whose
-    choices it changed were recorded anew. Talmut's playouts then became rewarded by round points and cut off after
-    `ROLLOUT_LIMIT` moves (engine/ai/talmut.py `evaluate`, `estimate`): the ten Talmut views whose choice,
-    iterations or visits that changed were recorded anew (six of them a different move).
+    A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut
+    views got the `options` their games had (the defaults) when views began to show them: the same choices
+    follow. Durak's playout became `lowest`-like (issue 17, engine/ai/durak.py `rollout_action` up to 61495d0):
+    its three views whose choices it changed were recorded anew. Talmut's playouts then became rewarded by round
+    points and cut off after `ROLLOUT_LIMIT` moves (engine/ai/talmut.py `evaluate`, and `estimate` up to
+    61495d0): the ten Talmut views whose choice, iterations or visits that changed were recorded anew (six of
+    them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24
@@ -305,6 +319,47 @@ def test_the_search_makes_the_recorded_choices() -> None:
         stats = SearchStats()
         action = decide(entry["view"], random.Random(entry["seed"]), Budget(40, 600), stats)
         assert (action, stats.iterations, stats.visits) == (entry["action"], entry["iterations"], entry["visits"])
+
+
+def over_the_public_rules(view: SeatView) -> search.SearchHooks[Any]:
+    """The hooks of `view`'s game without its fast path: the search's loop over the public rules, with the playout
+    policy as each game's differential test writes it out on action bodies (tests/engine/<game>/test_playout.py)."""
+    hooks = SEARCH_HOOKS[view["game"]]
+    policy: Any
+    estimate = None
+    if view["game"] == "durak":
+        policy = durak_reference.reference_action
+    elif view["game"] == "svoi_koziri":
+        policy = svoi_koziri_reference.reference_action
+        estimate = lambda state: svoi_koziri_playout.estimate([len(hand) for hand in state.hands])  # noqa: E731
+    else:
+        rates = tadmur_ai.guess_rates(view, view.get("history", ()))
+        policy = lambda state, rng: tadmur_reference.reference_move(state, rates, rng)  # noqa: E731
+
+    def rollout_action(state: Any, rng: random.Random) -> Any:
+        (seat,) = GAMES[view["game"]].to_act(state)
+        return seat, policy(state, rng)
+
+    return dataclasses.replace(hooks, playout=None, prepare_playout=None, rollout_action=rollout_action,
+                               estimate=estimate)
+
+
+@pytest.mark.parametrize("game_id", ["durak", "svoi_koziri", "tadmur"])
+def test_the_search_decides_over_the_public_rules_as_over_its_fast_path(game_id: str) -> None:
+    """The search's own loop over the public rules (`_playout` without a `playout` hook, with `rollout_action`,
+    `rewards` and `estimate`) and the game's fast path give the same search from four positions: the same move
+    after the same iterations, moves and root visits. Talmut's playout is held to its loop in its own test."""
+    hooks = SEARCH_HOOKS[game_id]
+    found = [(seed, view) for seed in range(40) for _, view in [views_for(game_id, 2, seed, 7 + 11 * seed)]
+             if len(hooks.root_actions(view)) > 1][:4]
+    assert len(found) == 4
+    for seed, view in found:
+        fast, slow = SearchStats(), SearchStats()
+        budget = Budget(iterations=40, seconds=600)
+        chosen = ismcts(hooks, view, random.Random(seed), budget, fast)
+        assert ismcts(over_the_public_rules(view), view, random.Random(seed), budget, slow) == chosen
+        assert (fast.iterations, fast.moves, fast.visits) == (slow.iterations, slow.moves, slow.visits)
+        assert fast.moves > 2 * fast.iterations  # the playouts played on
 
 
 def test_a_search_refuses_another_games_hooks() -> None:

@@ -45,22 +45,25 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
     assert ends["durak"] > 0 and ends["draw"] > 0  # both endings were played through
 
 
+def reference_action(state: DurakState, rng: random.Random) -> Action:
+    """The playout policy written out on action bodies: the cheapest card (engine.ai.costs.trump_cost, first of
+    equals), else the first action, one time in ten a random action."""
+    actions = listed(state)
+    if rng.random() < durak_playout.EXPLORE:
+        return rng.choice(actions)
+    cards = [action for action in actions if "card" in action]
+    return min(cards, key=lambda a: trump_cost(a["card"], state.trump.letter)) if cards else actions[0]
+
+
 def reference_playout(state: DurakState, rng: random.Random, limit: int) -> tuple[list[float], int]:
-    """The search's loop over the public rules with the playout policy written out on action bodies: the cheapest
-    card (engine.ai.costs.trump_cost, first of equals), else the first action, one time in ten a random action."""
+    """The search's loop over the public rules (engine/ai/search.py `_playout`) with `reference_action`."""
     for played in range(limit + 1):
         if durak.result(state) is not None:
             return lockstep.rewards(durak, state), played
         if played == limit:
             break
-        actions = listed(state)
-        if rng.random() < durak_playout.EXPLORE:
-            action = rng.choice(actions)
-        else:
-            cards = [action for action in actions if "card" in action]
-            action = min(cards, key=lambda a: trump_cost(a["card"], state.trump.letter)) if cards else actions[0]
         (seat,) = durak.to_act(state)
-        state, _ = durak.apply(state, seat, action)
+        state, _ = durak.apply(state, seat, reference_action(state, rng))
     return [0.5, 0.5], limit
 
 

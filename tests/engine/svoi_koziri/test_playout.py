@@ -90,7 +90,8 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
     then about a thousand moves of takes of 3, 5 and the whole pile, §3.6) and 2,000 from random endgames (going out
     by a lead, a beat or a play, a single last card that must answer, the draw, §3.8; each for up to 40 moves): at
     every move the same moves in the same order, after it the same state, and at the end the same result."""
-    sixes, ends = Counter(), Counter()
+    sixes: Counter[int] = Counter()
+    ends: Counter[sk.Reason | None] = Counter()
     for seed in range(DEALS):
         state = play_both(sk.new_game(2, OPTIONS, seed=seed), uniform, random.Random(seed))
         sixes[sum(six is not None for six in state.sixes_passed)] += 1
@@ -106,7 +107,7 @@ def test_position_plays_the_playout_policys_games_as_the_public_rules_do() -> No
     """200 games from a deal played by the search's playout policy, which often comes back to a position it took
     into (§3.9): the same moves, states and results, repetition draws included, also where the position was built
     after some of the repeated positions were recorded."""
-    ends = Counter()
+    ends: Counter[sk.Reason | None] = Counter()
     for seed in range(POLICY_GAMES):
         ends[play_both(sk.new_game(2, OPTIONS, seed=seed), by_policy, random.Random(seed)).reason] += 1
     assert ends[sk.Reason.REPETITION] > 0 and ends[sk.Reason.DRAW] > 0 and ends[sk.Reason.OUT_OF_CARDS] > 0
@@ -130,7 +131,7 @@ def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
     same rewards after the same number of moves, with the search's limit of 40 and with a limit of 6 that cuts
     most playouts off."""
     checked = 0
-    ends = Counter()
+    ends: Counter[bool] = Counter()
     for seed in range(30):
         rng = random.Random(seed)
         state = sk.new_game(2, OPTIONS, seed=seed)

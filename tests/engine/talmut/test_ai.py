@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from engine.ai import DETERMINIZERS, choose_action, seat_view
+from engine.ai import DETERMINIZERS, choose_action, seat_view, talmut_playout
 from engine.ai import talmut as talmut_ai
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
@@ -112,4 +112,4 @@ def test_a_playout_is_rewarded_by_the_rounds_points_and_at_the_end_by_the_result
 def test_a_cut_off_playout_scores_the_layouts_as_they_lie() -> None:
     """E2 deals 1O 2O 1C 1E (5 points), 4C 12E 6C 5C (27) and 7B 10B 3E 2B (22) (talmut.md §2.6, §5.3); a playout
     stopped there rewards them as if the round ended: ½ + (24.5 − 5) / 48, ½ + (13.5 − 27) / 48, ½ + (16 − 22) / 48."""
-    assert talmut_ai.estimate(deal(E2)) == [0.90625, 0.21875, 0.375]
+    assert talmut_playout.Position(deal(E2)).estimate() == [0.90625, 0.21875, 0.375]

@@ -144,6 +144,12 @@ def reference_policy(state: TalmutState) -> tuple[int, Action]:
     return seat, {"type": "skip_power"}
 
 
+def cut_off(state: TalmutState) -> list[float]:
+    """A cut-off playout's rewards written out on a public state: each layout's points as they lie (talmut.md §5.3,
+    without a false caller's penalty) against the others' mean, as a finished round is rewarded."""
+    return talmut_playout.round_rewards([talmut.layout_total(layout) for layout in state.layouts])
+
+
 def reference_playout(state: TalmutState, start: TalmutState, limit: int) -> tuple[list[float], int]:
     """The search's loop over the public rules (engine/ai/search.py `_playout`) with Talmut's hooks: `evaluate`
     stops it, `estimate` scores it after `limit` moves; the policy draws no random numbers."""
@@ -154,7 +160,7 @@ def reference_playout(state: TalmutState, start: TalmutState, limit: int) -> tup
         if played == limit:
             break
         state, _ = talmut.apply(state, *reference_policy(state))
-    return talmut_ai.estimate(state), limit
+    return cut_off(state), limit
 
 
 def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
@@ -200,7 +206,7 @@ def test_playout_counts_the_moves_to_a_known_end() -> None:
     rewards, played = talmut_playout.playout(called, called, random.Random(0), talmut_ai.ROLLOUT_LIMIT)
     assert played == 5
     assert rewards == [0.5 + 20.5 / 48, 0.5 - 12.5 / 48, 0.5 - 8 / 48]
-    assert talmut_playout.playout(called, called, random.Random(0), 3) == (talmut_ai.estimate(
+    assert talmut_playout.playout(called, called, random.Random(0), 3) == (cut_off(
         play(called, "s1 draw stock, s1 discard, s1 skip_power")), 3)
     finished = replace(called, reason=talmut.Reason.TARGET_REACHED, totals=(60, 20, 20))
     assert talmut_playout.playout(finished, called, random.Random(0), 12) == ([0.0, 0.75, 0.75], 0)
