@@ -31,7 +31,7 @@ from tests.e2e.stack import start_stack, stop_stack  # noqa: E402
 
 def fill(store: GameStore, queue_name: str, waiting: int, finished: int) -> None:
     """`waiting` games with an open seat, then `finished` games ended by a resign, through the service's code."""
-    queue = make_queue(store, queue_name)
+    queue = make_queue(store.client, queue_name)
     for seed in range(waiting):
         create_game(store, queue, "durak", [SeatRecord("human", "Ann", token_hash="a" * 64), SeatRecord("human")],
                     {}, seed=seed)

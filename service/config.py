@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
 from typing import Any
 
 
 def from_environment() -> dict[str, Any]:
-    """The app's settings: `REDIS_URL`, `KEY_PREFIX`, `RQ_QUEUE` and the API's fixed options.
-
-    `REDIS_URL` defaults to the local server at 127.0.0.1:6379; `cardroom serve` sets it to its embedded Redis.
-    """
+    """The app's settings: the Redis ones (`redis_settings`), `KEY_PREFIX`, `RQ_QUEUE` and the API's fixed options."""
     return {
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        **redis_settings(),
         "KEY_PREFIX": os.environ.get("KEY_PREFIX", "cardroom"),
         "RQ_QUEUE": os.environ.get("RQ_QUEUE", "cardroom"),
         "IDEMPOTENCY_TTL_SECONDS": int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 * 3600))),
@@ -48,6 +46,33 @@ def from_environment() -> dict[str, Any]:
             "servers": [{"url": "/", "description": "the server that serves this document"}],
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         },
+    }
+
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def redis_settings() -> dict[str, Any]:
+    """Where the game state and the job queue live (README "Settings"); the app and the worker read the same.
+
+    - `REDIS_URL`: one Redis for everything (default the local server at 127.0.0.1:6379; `cardroom serve` without
+      it starts an embedded one).
+    - `REDIS_CLUSTER_URL`: one or more comma-separated seed nodes of a Redis Cluster (`redis://` or `rediss://`,
+      the password in the URL or `REDIS_PASSWORD`), e.g. `redis://:secret@10.0.0.1:7000,redis://10.0.0.2:7000`:
+      the game state (games, lobby, rate limits, metrics, pub/sub) lives there instead (`game_client`).
+    - `RQ_REDIS_URL`: the Redis of the RQ queue, its scheduler and its records (`queue_client`; RQ does not run on
+      a Redis Cluster, rq/rq#1048); unset, the queue lives at `REDIS_URL`.
+    - `REDIS_WAIT_REPLICAS`, `REDIS_WAIT_TIMEOUT_MS`: after each move's write, wait up to that many milliseconds
+      for that many replicas to hold it (service/store.py `GameStore.save`; default 0 replicas: no wait, 100 ms).
+
+    None stands for a setting not given.
+    """
+    return {
+        "REDIS_URL": os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+        "REDIS_CLUSTER_URL": os.environ.get("REDIS_CLUSTER_URL") or None,
+        "RQ_REDIS_URL": os.environ.get("RQ_REDIS_URL") or None,
+        "REDIS_WAIT_REPLICAS": int(os.environ.get("REDIS_WAIT_REPLICAS", "0")),
+        "REDIS_WAIT_TIMEOUT_MS": int(os.environ.get("REDIS_WAIT_TIMEOUT_MS", "100")),
     }
 
 
@@ -97,7 +122,6 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
 
     from service.store import UntilRedisAnswers
 
-    socket_timeout = float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2"))
     if wait_out_outages:
         retry: Retry = UntilRedisAnswers(OUTAGE_BACKOFF_CAP_SECONDS)
     else:
@@ -105,35 +129,102 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
         # several timeouts to surface. One retry after a dropped connection (e.g. Redis restarted); none after
         # a timeout, so a server that stopped answering costs one socket timeout, not several.
         retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
-    settings: dict[str, object] = {
-        "socket_timeout": socket_timeout,
-        "socket_connect_timeout": float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
-        "health_check_interval": 30,
-        "password": os.environ.get("REDIS_PASSWORD") or None,
-        "retry": retry,
-        "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "64")),
-        "timeout": socket_timeout,  # waiting for a free connection of the pool
-        **overrides,
-    }
+    settings = {**_connection_settings(), "health_check_interval": 30, "retry": retry, **overrides}
     return redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, **settings))
 
 
-def pubsub_client(url: str):  # noqa: ANN201 - redis.Redis, imported lazily like `redis_client`
-    """A client for the one pub/sub connection of a process (service/dispatcher.py).
+def _connection_settings() -> dict[str, object]:
+    """What every connection of a client gets: timeouts, the password (`REDIS_PASSWORD`) and the pool's bound."""
+    socket_timeout = float(os.environ.get("REDIS_SOCKET_TIMEOUT_SECONDS", "2"))
+    return {
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": float(os.environ.get("REDIS_CONNECT_TIMEOUT_SECONDS", "1")),
+        "password": os.environ.get("REDIS_PASSWORD") or None,
+        "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "64")),
+        "timeout": socket_timeout,  # waiting for a free connection of the pool
+    }
+
+
+def cluster_client(urls: str, wait_out_outages: bool = False, **overrides: object):  # noqa: ANN201 - RedisCluster
+    """A bytes redis-py `redis.cluster.RedisCluster` (redis-py's own cluster client) seeded by `urls`.
+
+    `urls` are one or more comma-separated node URLs of one cluster (`REDIS_CLUSTER_URL`); the first one's
+    credentials and TLS settings (`rediss://`, `?ssl_ca_certs=`) serve every node, `REDIS_PASSWORD` when it holds
+    none. The client learns the other nodes from them, routes each command to the primary of its key's hash slot
+    and follows MOVED and ASK redirections. Each node's pool is bounded as `redis_client`'s. The web server's
+    client retries a command once after a lost connection (with the slot map read again: a failed-over primary);
+    a worker's (`wait_out_outages`) up to `CLUSTER_OUTAGE_RETRIES` times with a backoff capped at
+    `OUTAGE_BACKOFF_CAP_SECONDS`. `overrides` replace these settings (`pubsub_client`).
+
+    Raises:
+        redis.exceptions.RedisClusterException: no seed node answered with a cluster that covers every slot.
+    """
+    import redis
+    from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+    from redis.cluster import ClusterNode, RedisCluster
+    from redis.retry import Retry
+
+    first, *others = [url.strip() for url in urls.split(",") if url.strip()]
+    seeds = [ClusterNode(parsed.hostname, parsed.port or 6379) for parsed in map(urllib.parse.urlsplit, others)]
+    if wait_out_outages:
+        retry = Retry(ExponentialWithJitterBackoff(cap=OUTAGE_BACKOFF_CAP_SECONDS, base=0.05), CLUSTER_OUTAGE_RETRIES)
+    else:
+        retry = Retry(NoBackoff(), 1)
+    settings: dict[str, Any] = {
+        **_connection_settings(), "retry": retry, "connection_pool_class": redis.BlockingConnectionPool, **overrides,
+    }
+    return RedisCluster(url=first, startup_nodes=seeds, **settings)
+
+
+def game_client(settings: dict[str, Any], wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis or RedisCluster
+    """The client of the game state (`redis_settings`): the cluster at `REDIS_CLUSTER_URL`, else `REDIS_URL`'s Redis.
+
+    Raises:
+        redis.exceptions.RedisClusterException: the cluster's seed nodes do not answer (`cluster_client`).
+    """
+    if settings["REDIS_CLUSTER_URL"]:
+        return cluster_client(settings["REDIS_CLUSTER_URL"], wait_out_outages)
+    return redis_client(settings["REDIS_URL"], wait_out_outages)
+
+
+def queue_client(settings: dict[str, Any], games: Any, wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis
+    """The client of the RQ queue, its scheduler and its records: `RQ_REDIS_URL`'s Redis, else `REDIS_URL`'s.
+
+    That is `games` itself (the `game_client` of the same settings) when both live on the one Redis at
+    `REDIS_URL`, so a process keeps one connection pool, as before the settings existed.
+    """
+    if settings["RQ_REDIS_URL"] or settings["REDIS_CLUSTER_URL"]:
+        return redis_client(queue_url(settings), wait_out_outages)
+    return games
+
+
+def queue_url(settings: dict[str, Any]) -> str:
+    """The URL of the RQ queue's Redis (`redis_settings`): `RQ_REDIS_URL`, else `REDIS_URL`."""
+    return settings["RQ_REDIS_URL"] or settings["REDIS_URL"]
+
+
+def pubsub_client(settings: dict[str, Any]):  # noqa: ANN201 - redis.Redis or RedisCluster, imported lazily
+    """A client for the one pub/sub connection of a process (service/dispatcher.py), on the game state's Redis.
 
     No health-check PINGs and no silent retries: only the dispatcher's reader may read from the connection, and
     a broken connection must reach the dispatcher, which then makes its waiters read the version again (a message
-    published while it was down would otherwise be missed).
+    published while it was down would otherwise be missed). On a cluster, one connection per node that holds a
+    subscribed channel (sharded pub/sub: SSUBSCRIBE on the primary of the channel's slot).
     """
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    return redis_client(url, health_check_interval=0, retry=Retry(NoBackoff(), 0), max_connections=2)
+    if settings["REDIS_CLUSTER_URL"]:
+        return cluster_client(settings["REDIS_CLUSTER_URL"], retry=Retry(NoBackoff(), 0), max_connections=2)
+    return redis_client(settings["REDIS_URL"], health_check_interval=0, retry=Retry(NoBackoff(), 0), max_connections=2)
 
 
 OUTAGE_BACKOFF_CAP_SECONDS = 1.0
 """The longest pause between two tries of a worker's Redis command during an outage: it resumes within about a
 second of Redis coming back, and a refused connection costs Redis nothing."""
+CLUSTER_OUTAGE_RETRIES = 120
+"""How often a worker's command to a Redis Cluster is tried again (about two minutes at the backoff's cap): redis-py's
+cluster client counts its retries, so it cannot wait out an outage of any length as `UntilRedisAnswers` does."""
 
 
 def lifetimes() -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """One pub/sub subscription per process for every client waiting on a game (long-polls and streams).
 
-Every write publishes the game's new version on its channel (`GameStore.channel`, under the game's hash tag, so
-the same code can use sharded pub/sub on a Redis Cluster). A `Dispatcher` holds one pub/sub connection for the
-whole process: it subscribes to a game's channel while at least one local waiter wants it (and for
-`LINGER_SECONDS` after, because the two players of a game take turns waiting on it), and wakes exactly the
-waiters of that game when a new version is published. No waiter opens a Redis connection of its own.
+Every write publishes the game's new version on its channel (`GameStore.channel`, under the game's hash tag). A
+`Dispatcher` holds one pub/sub connection for the whole process (on a Redis Cluster, sharded pub/sub: one connection
+per primary that holds a subscribed channel, SSUBSCRIBE'd there, as the store SPUBLISHes): it subscribes to a
+game's channel while at least one local waiter wants it (and for `LINGER_SECONDS` after, because the two players
+of a game take turns waiting on it), and wakes exactly the waiters of that game when a new version is published.
+No waiter opens a Redis connection of its own.
 
 Nothing is missed between reading the version and starting to wait: a waiter reads the game's version only once
 this process's subscription to the channel is confirmed by Redis, so any later write's message reaches it. When
@@ -24,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import redis
+from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,11 @@ RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
 """Pauses between attempts to re-open a broken pub/sub connection (the last one repeats)."""
 POLL_SECONDS = 1.0
 """How often the reader looks for channels to give up when no message arrives."""
+SHARD_POLL_SECONDS = 0.01
+"""On a Redis Cluster, how long the reader waits for a message on one node's connection before it looks at the next
+(redis-py's `ClusterPubSub.get_sharded_message` reads the nodes in turn): a message waits at most this long per other
+node with subscribed channels."""
+_SHARDED_KINDS = {"smessage": "message", "ssubscribe": "subscribe", "sunsubscribe": "unsubscribe"}
 
 _LIVE: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
 
@@ -61,12 +69,14 @@ class Dispatcher:
     """The waiting clients of one process, woken through one pub/sub connection.
 
     `client` must be a client of its own (its connection is held by the subscription, and health-check PINGs
-    are off so that only the reader reads from it); `channel_of(game_id)` names a game's channel. At most
+    are off so that only the reader reads from it), a `redis.cluster.RedisCluster` for sharded pub/sub (the
+    store's SPUBLISH); `channel_of(game_id)` names a game's channel. At most
     `max_waiters` clients wait at once (each costs a greenlet and about 30 KB, README "Limits and lifetimes").
     """
 
     def __init__(self, client: redis.Redis, channel_of: Callable[[str], str], max_waiters: int) -> None:
         self.client = client
+        self.sharded = isinstance(client, RedisCluster)
         self.channel_of = channel_of
         self.max_waiters = max_waiters
         self.draining = threading.Event()
@@ -192,7 +202,7 @@ class Dispatcher:
                     with self._lock:  # the connection was lost meanwhile: the reader subscribes the channel again
                         current = self._pubsub is pubsub and watch.generation == generation
                     if current:
-                        pubsub.subscribe(channel)
+                        self._subscribe(pubsub, [channel])
                 finally:
                     self._sending.release()
             except BaseException:
@@ -225,12 +235,12 @@ class Dispatcher:
                 assert pubsub is not None
                 self._resubscribe(pubsub)
                 while not self._closed:
-                    message = pubsub.get_message(timeout=POLL_SECONDS)
+                    message = self._next_message(pubsub)
                     if message is not None:
                         self._handle(message)
                         attempt = 0
                     self._give_up_idle(pubsub)
-            except (redis.RedisError, OSError, AttributeError, ValueError) as error:
+            except (redis.RedisError, RedisClusterException, OSError, AttributeError, ValueError) as error:
                 # AttributeError/ValueError: redis-py's connection torn down under the reader by `close`
                 if self._closed:
                     return
@@ -247,7 +257,25 @@ class Dispatcher:
                 watch.state = "subscribing"
         if wanted:
             with self._sending:
-                pubsub.subscribe(*[watch.channel for watch in wanted])
+                self._subscribe(pubsub, [watch.channel for watch in wanted])
+
+    def _subscribe(self, pubsub: redis.client.PubSub, channels: list[bytes]) -> None:
+        if self.sharded:
+            pubsub.ssubscribe(*channels)
+        else:
+            pubsub.subscribe(*channels)
+
+    def _next_message(self, pubsub: redis.client.PubSub) -> dict | None:
+        """The next message or subscription reply, None after a while without one; sharded kinds named as plain."""
+        if not self.sharded:
+            return pubsub.get_message(timeout=POLL_SECONDS)
+        if not pubsub.node_pubsub_mapping:  # type: ignore[attr-defined]
+            time.sleep(SHARD_POLL_SECONDS)  # no channel subscribed: get_sharded_message would return at once
+            return None
+        message = pubsub.get_sharded_message(timeout=SHARD_POLL_SECONDS)  # type: ignore[attr-defined]
+        if message is not None:
+            message["type"] = _SHARDED_KINDS.get(message["type"], message["type"])
+        return message
 
     def _lost(self, pubsub: redis.client.PubSub | None) -> None:
         with self._lock:
@@ -261,7 +289,7 @@ class Dispatcher:
         if pubsub is not None:
             try:
                 pubsub.close()
-            except (redis.RedisError, OSError):
+            except (redis.RedisError, RedisClusterException, OSError):
                 pass
 
     def _handle(self, message: dict) -> None:
@@ -292,7 +320,10 @@ class Dispatcher:
                 watch.state, watch.version, watch.confirmed_at = "unsubscribing", None, None
         if idle:
             with self._sending:
-                pubsub.unsubscribe(*[watch.channel for watch in idle])
+                if self.sharded:
+                    pubsub.sunsubscribe(*[watch.channel for watch in idle])  # type: ignore[attr-defined]
+                else:
+                    pubsub.unsubscribe(*[watch.channel for watch in idle])
 
 
 def _news(watch: _Watch, generation: int, version: int) -> Callable[[], bool]:

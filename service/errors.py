@@ -93,12 +93,15 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
-    def store_unavailable(error: redis.RedisError):  # type: ignore[no-untyped-def]
+    @app.errorhandler(redis.exceptions.RedisClusterException)  # a Redis Cluster: no node answers, a slot uncovered
+    def store_unavailable(error: Exception):  # type: ignore[no-untyped-def]
         body = envelope(503, "store_unavailable", "the game store is unreachable: nothing was changed")
         return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}
 
     @app.errorhandler(redis.ResponseError)  # OutOfMemoryError, and an OOM inside a Lua script (`is_out_of_memory`)
     def store_full(error: redis.ResponseError):  # type: ignore[no-untyped-def]
+        if isinstance(error, redis.exceptions.ClusterDownError | redis.exceptions.TryAgainError):
+            return store_unavailable(error)  # a Redis Cluster failing over, or moving a slot: retry in a moment
         if not is_out_of_memory(error):
             raise error  # any other error reply is a bug: 500, as for any unhandled exception
         # maxmemory with noeviction: Redis refuses every write, each atomic (service/store.py), so none is half done

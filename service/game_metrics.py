@@ -26,7 +26,7 @@ from typing import Any
 import redis
 
 from engine.protocol import Event
-from service.store import Status, index_key
+from service.store import STORE_ERRORS, Status, index_key, unreplicated_key
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def count_action(
                     field = _SEPARATOR.join([game, str(note.public["level"]), str(note.public["reason"])])
                     pipe.hincrby(ai_fallbacks_key(prefix), field, 1)
             pipe.execute()
-    except redis.RedisError:
+    except STORE_ERRORS:
         log.warning("could not count a %s %s action", game, action_type, exc_info=True)
 
 
@@ -79,7 +79,7 @@ def observe_ai_decision(client: redis.Redis, prefix: str, game: str, level: str,
             pipe.hincrby(ai_decision_key(prefix), field + _bound_text(bound), 1)
             pipe.hincrbyfloat(ai_decision_key(prefix), field + "sum", seconds)
             pipe.execute()
-    except redis.RedisError:
+    except STORE_ERRORS:
         log.warning("could not record an AI decision time", exc_info=True)
 
 
@@ -104,7 +104,7 @@ class RedisGameCollector:
         """Yield the game metric families, read from Redis in one round trip.
 
         `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_fallbacks`,
-        `cardroom_ai_queue_depth`, `cardroom_active_games`.
+        `cardroom_ai_queue_depth`, `cardroom_active_games`, `cardroom_unreplicated_writes`.
         """
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
@@ -112,10 +112,11 @@ class RedisGameCollector:
             pipe.hgetall(actions_key(self.prefix))
             pipe.hgetall(ai_decision_key(self.prefix))
             pipe.hgetall(ai_fallbacks_key(self.prefix))
+            pipe.get(unreplicated_key(self.prefix))
             for game in self.games:
                 for private in (False, True):
                     pipe.zcount(index_key(self.prefix, Status.ACTIVE, game, private), time.time(), "+inf")
-            actions, decisions, fallbacks, *counts = pipe.execute()
+            actions, decisions, fallbacks, unreplicated, *counts = pipe.execute()
         active = [public + private for public, private in zip(counts[::2], counts[1::2], strict=True)]
 
         applied = CounterMetricFamily(
@@ -145,6 +146,13 @@ class RedisGameCollector:
         depth = GaugeMetricFamily("cardroom_ai_queue_depth", "AI turns waiting in the RQ queue for a worker")
         depth.add_metric([], self.queue.count)
         yield depth
+
+        waits = CounterMetricFamily(
+            "cardroom_unreplicated_writes",
+            "Game writes answered although fewer than REDIS_WAIT_REPLICAS replicas acknowledged them in time",
+        )
+        waits.add_metric([], int(unreplicated or 0))
+        yield waits
 
         games = GaugeMetricFamily("cardroom_active_games", "Games in play (status active)", labels=["game"])
         for game, count in zip(self.games, active, strict=True):

@@ -14,10 +14,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import redis
 from flask_smorest import abort
 
-from service.store import GameStore
+from service.store import STORE_ERRORS, GameStore
 
 log = logging.getLogger(__name__)
 
@@ -65,5 +64,5 @@ class IdempotentRequest:
         response = {"request": self.fingerprint, "status": 200, "body": view}
         try:
             self.store.remember_response(self.game_id, self.seat, self.key, response, ttl_seconds)
-        except redis.RedisError:
+        except STORE_ERRORS:
             log.warning("game %s: the response to an Idempotency-Key was not kept", self.game_id, exc_info=True)

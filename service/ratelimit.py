@@ -24,7 +24,7 @@ from limits import parse_many
 from service.auth import bearer_token
 from service.extensions import UNLIMITED_PATHS
 from service.http_metrics import RATE_LIMITED
-from service.store import hash_token
+from service.store import STORE_ERRORS, hash_token
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class SharedCounts:
                         pipe.incrby(name, hits)
                         pipe.expire(name, seconds + 1)  # the name holds its window: renewing it never lingers
                     replies = pipe.execute()[::2]
-            except redis.RedisError:
+            except STORE_ERRORS:
                 with self._lock:
                     for counter, (hits, seconds, end) in batch.items():
                         self._pending[counter] = (self._pending.get(counter, (0, seconds, end))[0] + hits, seconds, end)
@@ -105,7 +105,7 @@ class SharedCounts:
                 if failing:
                     log.warning("rate limit counts are shared again")
                 failing = False
-            except redis.RedisError as error:
+            except STORE_ERRORS as error:
                 if not failing:  # once per outage, not every 50 ms
                     log.warning("rate limit counts not shared (%s): judged on this process's counts", error)
                 failing = True

@@ -4,7 +4,8 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:game`   hash: `version` (int) and `record` (the JSON `GameRecord`)
 - `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
 - `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
-- `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py)
+- `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py);
+  on a Redis Cluster a sharded channel (SPUBLISH), served by the primary of the game's slot
 - `<prefix>:{<id>}:seen`   hash: seat -> Unix time of its last authenticated request (presence, `touch_seen`)
 - `<prefix>:index:<status>` sorted set of public game ids, each scored by the Unix time its keys expire, for the lobby
 - `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
@@ -15,6 +16,10 @@ A game's `game` and `events` keys expire after its idle time (waiting, active) o
 renewed by every write (`GameStore.ttl_of`), which re-scores the game in the indexes. Scored by expiry, the
 indexes keep the most recently written games first and the expired ones last, below the current time: a lobby
 page stops there without reading them, and the worker's sweep drops them (`prune_indexes`).
+
+Every Lua script and MULTI touches the keys of one game only, so one hash slot (`script_keys` lists them, tests check
+their slots). The indexes, which span games, and the metrics are written by commands of their own, never in the
+same script or transaction as a game's keys: on a Redis Cluster each index key lives in the slot its name hashes to.
 
 Flask-free: the RQ worker imports it too.
 """
@@ -35,6 +40,7 @@ from typing import Any, cast
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 log = logging.getLogger(__name__)
@@ -52,7 +58,7 @@ STATUSES = tuple(Status)
 
 # One atomic step: compare the version, write the record, append the events, renew the game's lifetime (ARGV[4]
 # seconds, README "Limits and lifetimes"; its presence hash too), publish (shared/API.md versions). Nothing is
-# half-written: Lua scripts run whole or not at all.
+# half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
@@ -61,7 +67,7 @@ for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
 if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
-redis.call('PUBLISH', KEYS[3], ARGV[2])
+redis.call('{publish}', KEYS[3], ARGV[2])
 return 1
 """
 
@@ -70,7 +76,7 @@ return 1
 _COMPARE_AND_DELETE = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
-redis.call('PUBLISH', KEYS[3], tonumber(ARGV[1]) + 1)
+redis.call('{publish}', KEYS[3], tonumber(ARGV[1]) + 1)
 return 1
 """
 
@@ -82,6 +88,11 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
+
+
+STORE_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
+"""What a failing Redis raises: redis-py's errors, and on a Redis Cluster also `RedisClusterException` (not a
+`RedisError`: no node of the cluster answers, or a slot has no primary during a failover)."""
 
 
 class VersionConflict(Exception):
@@ -163,6 +174,8 @@ class UntilRedisAnswers(Retry):
 def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
     """Redis's `maxmemory-policy` (from INFO, which managed services that hide CONFIG still answer).
 
+    On a Redis Cluster (`client` a `RedisCluster`) every node's: the first unsafe one, else `noeviction`.
+
     Every policy but `noeviction` may evict game keys when memory runs out, the `volatile-*` ones too (every key
     of a game has a lifetime), and a game would then vanish without a trace, seconds after its 201.
 
@@ -170,7 +183,12 @@ def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
         UnsafeEviction: the policy is not `noeviction` and `allowed` (`REDIS_EVICTION_ALLOWED`) is false.
         redis.RedisError: Redis did not answer.
     """
-    policy = client.info("memory").get("maxmemory_policy", SAFE_EVICTION_POLICY)
+    if is_cluster(client):  # every node, replicas too: one may be promoted
+        infos = list(client.info("memory", target_nodes=RedisCluster.ALL_NODES).values())
+    else:
+        infos = [client.info("memory")]
+    policies = {info.get("maxmemory_policy", SAFE_EVICTION_POLICY) for info in infos}
+    policy = next((name for name in sorted(policies) if name != SAFE_EVICTION_POLICY), SAFE_EVICTION_POLICY)
     if policy != SAFE_EVICTION_POLICY and not allowed:
         raise UnsafeEviction(
             f"Redis's maxmemory-policy is {policy}: when memory runs out it may evict game keys and games would "
@@ -301,11 +319,34 @@ def seat_for_token(record: GameRecord, token: str) -> int | None:
     return found
 
 
+def is_cluster(client: object) -> bool:
+    """Whether `client` is redis-py's Redis Cluster client (`redis.cluster.RedisCluster`)."""
+    return isinstance(client, RedisCluster)
+
+
+def script_sources(sharded: bool) -> dict[str, str]:
+    """The store's Lua scripts by name, publishing with SPUBLISH when `sharded` (a Redis Cluster), else PUBLISH."""
+    publish = "SPUBLISH" if sharded else "PUBLISH"
+    return {
+        "compare_and_set": _COMPARE_AND_SET.format(publish=publish),
+        "compare_and_delete": _COMPARE_AND_DELETE.format(publish=publish),
+        "touch_seen": _TOUCH_SEEN,
+    }
+
+
+def unreplicated_key(prefix: str) -> str:
+    """Counter of the writes `REDIS_WAIT_REPLICAS` replicas did not acknowledge in time (`GameStore.save`)."""
+    return f"{prefix}:metrics:unreplicated_writes"
+
+
 class GameStore:
     """Reads and writes games under one key prefix. `client` is a bytes (not decoding) redis-py client.
 
+    `client` is a `redis.Redis` or a `redis.cluster.RedisCluster` (then every game's channel is a sharded one).
     Every write renews the lifetime of the game's keys: `idle_ttl_seconds` while it is waiting or active,
     `retention_seconds` once finished (defaults: `service.config.lifetimes()`, from the environment).
+    `wait_replicas` > 0 makes `save` wait, up to `wait_timeout_ms`, until that many replicas hold the write
+    (`REDIS_WAIT_REPLICAS`, `REDIS_WAIT_TIMEOUT_MS`).
     """
 
     def __init__(
@@ -314,6 +355,8 @@ class GameStore:
         prefix: str,
         idle_ttl_seconds: int | None = None,
         retention_seconds: int | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 100,
     ) -> None:
         from service.config import lifetimes
 
@@ -322,9 +365,13 @@ class GameStore:
         self.prefix = prefix
         self.idle_ttl_seconds = idle_ttl_seconds or defaults["GAME_IDLE_TTL_SECONDS"]
         self.retention_seconds = retention_seconds or defaults["GAME_RETENTION_SECONDS"]
-        self._compare_and_set = client.register_script(_COMPARE_AND_SET)
-        self._compare_and_delete = client.register_script(_COMPARE_AND_DELETE)
-        self._touch_seen = client.register_script(_TOUCH_SEEN)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self.sharded = is_cluster(client)
+        scripts = script_sources(self.sharded)
+        self._compare_and_set = client.register_script(scripts["compare_and_set"])
+        self._compare_and_delete = client.register_script(scripts["compare_and_delete"])
+        self._touch_seen = client.register_script(scripts["touch_seen"])
 
     def ttl_of(self, record: GameRecord) -> int:
         """Seconds the keys of `record` live after this write: the retention time once finished, else the idle time."""
@@ -336,6 +383,11 @@ class GameStore:
     def channel(self, game_id: str) -> str:
         """The pub/sub channel on which each new version of the game is published."""
         return self._key(game_id, "version")
+
+    def script_keys(self, game_id: str) -> dict[str, list[str]]:
+        """The keys each Lua script of the store gets for `game_id`, by script name (all in the game's hash slot)."""
+        keys = [self._key(game_id, part) for part in ("game", "events", "version", "seen")]
+        return {"compare_and_set": keys, "compare_and_delete": keys, "touch_seen": [self._key(game_id, "seen")]}
 
     def create(self, record: GameRecord, events: Sequence[dict[str, Any]] = ()) -> None:
         """Store a new game at `record.version`.
@@ -356,10 +408,10 @@ class GameStore:
             raise VersionConflict(record.game_id)
         try:
             self._index(record)
-        except redis.RedisError:
+        except STORE_ERRORS:
             # e.g. memory ran out between the two writes: take the game back (deleting is allowed when Redis is
             # full) so that the error means "nothing was changed"
-            with contextlib.suppress(redis.RedisError):
+            with contextlib.suppress(*STORE_ERRORS):
                 self.client.delete(key, self._key(record.game_id, "events"))
                 self.forget(record.game_id)
             raise
@@ -391,17 +443,52 @@ class GameStore:
         Raises:
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
-        keys = [self._key(record.game_id, part) for part in ("game", "events", "version", "seen")]
+        keys = self.script_keys(record.game_id)["compare_and_set"]
         args = [
             str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),
             *[json.dumps(e) for e in events],
         ]
-        if not self._compare_and_set(keys=keys, args=args):
+        if self.wait_replicas:
+            written = self._write_and_wait(keys, args)
+        else:
+            written = self._compare_and_set(keys=keys, args=args)
+        if not written:
             raise VersionConflict(record.game_id)
         try:
             self._index(record)
-        except redis.RedisError:  # the write is stored: a stale index entry heals itself (`listing`)
+        except STORE_ERRORS:  # the write is stored: a stale index entry heals itself (`listing`)
             log.warning("game %s: index not updated", record.game_id, exc_info=True)
+
+    def _write_and_wait(self, keys: list[str], args: list[str]) -> bool:
+        """The compare-and-set, then `WAIT wait_replicas wait_timeout_ms` on the same connection; whether it wrote.
+
+        WAIT counts the replicas that hold the writes of its own connection, so both go in one pipeline: on a
+        cluster, one of the client of the node that holds the game's slot (after a MOVED, the slot map is read
+        again and the write tried once more). Replicas that do not acknowledge in time do not undo the write, which
+        is stored on the primary: the move is answered as usual, logged and counted (`unreplicated_key`).
+        """
+        try:
+            written, replicas = self._pipelined_write_and_wait(keys, args)
+        except redis.exceptions.MovedError:  # a failover or a resharding moved the slot: read the slot map again
+            cast(RedisCluster, self.client).nodes_manager.initialize()
+            written, replicas = self._pipelined_write_and_wait(keys, args)
+        if written and replicas < self.wait_replicas:
+            log.warning("a write of %s reached %s of %s replicas within %s ms", keys[0], replicas,
+                        self.wait_replicas, self.wait_timeout_ms)
+            with contextlib.suppress(*STORE_ERRORS):
+                self.client.incr(unreplicated_key(self.prefix))
+        return bool(written)
+
+    def _pipelined_write_and_wait(self, keys: list[str], args: list[str]) -> tuple[int, int]:
+        node = self.client
+        if self.sharded:
+            cluster = cast(RedisCluster, self.client)
+            node = cluster.get_redis_connection(cluster.get_node_from_key(keys[0]))
+        with node.pipeline(transaction=False) as pipe:
+            self._compare_and_set(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            written, replicas = pipe.execute()
+        return written, replicas
 
     def delete(self, game_id: str, expected_version: int) -> None:
         """Delete the game (its record, events and presence) if it is still at `expected_version`.
@@ -411,7 +498,7 @@ class GameStore:
         Raises:
             VersionConflict: the stored version is not `expected_version`; nothing was deleted.
         """
-        keys = [self._key(game_id, part) for part in ("game", "events", "version", "seen")]
+        keys = self.script_keys(game_id)["compare_and_delete"]
         if not self._compare_and_delete(keys=keys, args=[str(expected_version)]):
             raise VersionConflict(game_id)
         self.forget(game_id)
@@ -422,7 +509,7 @@ class GameStore:
         Not written when the seat's last one is less than `every_seconds` old. The time lives as long as the
         game's keys.
         """
-        keys = [self._key(record.game_id, "seen")]
+        keys = self.script_keys(record.game_id)["touch_seen"]
         return bool(self._touch_seen(keys=keys, args=[seat, repr(now), every_seconds, self.ttl_of(record)]))
 
     def forget_seen(self, game_id: str, seat: int) -> None:

@@ -35,7 +35,7 @@ from service import clocks
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.scheduling import enqueue_once
-from service.store import GameRecord, GameStore, SeatRecord, Status
+from service.store import STORE_ERRORS, GameRecord, GameStore, SeatRecord, Status
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -52,9 +52,12 @@ class GameNotStarted(Exception):
     """An action sent to a game that is still waiting for players (shared/API.md errors: 409 game_not_started)."""
 
 
-def make_queue(store: GameStore, name: str) -> Queue:
-    """The RQ queue of AI turns, on the store's Redis, with the JSON serializer the worker uses too."""
-    return Queue(name, connection=store.client, serializer="json")
+def make_queue(connection: redis.Redis, name: str) -> Queue:
+    """The RQ queue `name` of AI turns on `connection`, with the JSON serializer the worker uses too.
+
+    `connection` is RQ's Redis (`RQ_REDIS_URL`, else `REDIS_URL`), never a Redis Cluster (rq/rq#1048).
+    """
+    return Queue(name, connection=connection, serializer="json")
 
 
 def ai_job_id(game_id: str, version: int, seat: int) -> str:
@@ -190,7 +193,7 @@ def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
     try:
         enqueue_ai_turns(store, queue, record)
         clocks.schedule_timeouts(queue, store.prefix, record)
-    except redis.RedisError:
+    except STORE_ERRORS:
         log.warning("game %s version %s: AI turn or timeout not enqueued, left to the sweep", record.game_id,
                     record.version, exc_info=True)
 
@@ -360,7 +363,7 @@ def revive_ai_turns(
             job.delete()
             # a job a dead worker took stays in RQ's intermediate list, where RQ's own cleaning would later fail
             # the new job of the same id
-            store.client.lrem(queue.intermediate_queue_key, 0, job.id)
+            queue.connection.lrem(queue.intermediate_queue_key, 0, job.id)
         enqueue_ai_turns(store, queue, record, only=[seat])
         revived.append(seat)
     return revived

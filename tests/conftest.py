@@ -9,6 +9,7 @@ from hypothesis import settings
 
 from engine.ai import search
 from tests.chromium import launched_chromium
+from tests.cluster import LocalCluster
 from tests.redis_server import EmbeddedRedis, RedisServer
 
 # "default" and "ci" run the full count; "dev" is a quick local loop. deadline=None: playout length varies.
@@ -78,6 +79,28 @@ def make_redis() -> Iterator[Callable[..., RedisServer]]:
 def own_redis(make_redis: Callable[..., RedisServer]) -> RedisServer:
     """A redis-server of the test's own, to stop, freeze or fill (tests/redis_server.py)."""
     return make_redis()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[LocalCluster]:
+    """The session's Redis Cluster (tests/cluster.py: 3 primaries, 3 replicas on loopback ports); stopped at the end."""
+    cluster = LocalCluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def queue_redis() -> Iterator[RedisServer]:
+    """A plain redis-server of the session's own for RQ beside `redis_cluster` (`RQ_REDIS_URL`); removed at the end."""
+    server = RedisServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,8 @@
-"""Run an RQ worker for AI turns: `python -m worker` (or `cardroom worker`), on `REDIS_URL`, queue `RQ_QUEUE`."""
+"""Run an RQ worker for AI turns: `python -m worker` (or `cardroom worker`), queue `RQ_QUEUE`.
+
+The queue on `RQ_REDIS_URL` (else `REDIS_URL`), the games on `REDIS_CLUSTER_URL` (else `REDIS_URL`): service/config.py
+`redis_settings`.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,10 @@ import redis
 import engine  # noqa: F401 - loaded before work(): the first job starts warm
 import worker.jobs  # noqa: F401
 from service.cli import die_with_parent
-from service.config import eviction_allowed, redis_client
+from service.config import eviction_allowed, queue_client, redis_settings
 from service.logs import configure_logging
 from service.store import UnsafeEviction, UntilRedisAnswers, check_eviction_policy
+from worker.jobs import game_client
 from worker.sweeper import CardroomWorker
 
 log = logging.getLogger("worker")
@@ -23,15 +28,18 @@ log = logging.getLogger("worker")
 def main() -> None:
     """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first), through any Redis outage.
 
-    Exits at once with a message if Redis's `maxmemory-policy` may evict game keys (service/store.py).
+    Exits at once with a message if a Redis's `maxmemory-policy` (the game state's or the queue's) may evict keys
+    (service/store.py).
     """
     configure_logging()
     # the scheduler this process forks dies with it, even when it is killed: it would otherwise go on alone,
     # waiting out an outage for ever (service/cli.py `die_with_parent`)
     os.register_at_fork(after_in_child=lambda: die_with_parent(signal.SIGKILL, os.getppid()))
-    client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), wait_out_outages=True)
+    games = game_client()
+    client = queue_client(redis_settings(), games, wait_out_outages=True)
     try:
-        check_eviction_policy(client, eviction_allowed())
+        for checked in {id(each): each for each in (games, client)}.values():
+            check_eviction_policy(checked, eviction_allowed())
     except UnsafeEviction as refused:
         sys.exit(f"cardroom worker: {refused}")
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import time
@@ -14,6 +15,7 @@ from rq.timeouts import JobTimeoutException
 from engine.ai import SeatView, choose_action, reads_history
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
+from service import config
 from service.game_metrics import observe_ai_decision
 from service.store import GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import make_queue, play
@@ -54,20 +56,20 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     if action is None:
         return "passed"
     try:
-        play(store, make_queue(store, job.origin), record, seat, action, notes)
+        play(store, make_queue(job.connection, job.origin), record, seat, action, notes)
     except VersionConflict:
         return "stale"
     return "played" if not notes else "fallback"
 
 
 def current_game(key_prefix: str, game_id: str, expected_version: int) -> tuple[Job, GameStore, GameRecord | str]:
-    """The running RQ job, its game store, and the game if it is still active at `expected_version`.
+    """The running RQ job, its game store (`game_store`), and the game if it is still active at `expected_version`.
 
     In place of the game: "gone" for an expired game, "stale" when the game moved on (the job's answer then).
     """
     job = get_current_job()
     assert job is not None, "runs inside an RQ job"
-    store = GameStore(job.connection, key_prefix)
+    store = game_store(key_prefix)
     try:
         record = store.load(game_id)
     except GameNotFound:
@@ -75,6 +77,25 @@ def current_game(key_prefix: str, game_id: str, expected_version: int) -> tuple[
     if record.version != expected_version or record.status != Status.ACTIVE:
         return job, store, "stale"
     return job, store, record
+
+
+@functools.cache
+def game_client() -> Any:
+    """This worker process's client of the game state (`REDIS_CLUSTER_URL`, else `REDIS_URL`), waiting out outages.
+
+    Never the job's own connection, which is RQ's Redis (`RQ_REDIS_URL`): the game state may live elsewhere.
+
+    Raises:
+        redis.exceptions.RedisClusterException: `REDIS_CLUSTER_URL` is set and none of its seed nodes answers.
+    """
+    return config.game_client(config.redis_settings(), wait_out_outages=True)
+
+
+def game_store(key_prefix: str) -> GameStore:
+    """The games under `key_prefix` on `game_client()`, with the lifetimes and replica waits of the environment."""
+    settings = config.redis_settings()
+    return GameStore(game_client(), key_prefix, wait_replicas=settings["REDIS_WAIT_REPLICAS"],
+                     wait_timeout_ms=settings["REDIS_WAIT_TIMEOUT_MS"])
 
 
 FALLBACK_LEVELS = ("easy", "random")
@@ -111,7 +132,7 @@ def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException 
     if isinstance(exc, SystemExit):
         return
     key_prefix, game_id, expected_version, seat = job.args
-    store = GameStore(connection, key_prefix)
+    store = game_store(key_prefix)
     try:
         record = store.load(game_id)
     except GameNotFound:
@@ -126,7 +147,7 @@ def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException 
     if action is None:
         return
     try:
-        play(store, make_queue(store, job.origin), record, seat, action, notes)
+        play(store, make_queue(job.connection, job.origin), record, seat, action, notes)
     except VersionConflict:
         pass
 

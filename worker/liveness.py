@@ -15,12 +15,12 @@ import sys
 import redis
 from rq import Queue, Worker
 
-from service.config import redis_client
+from service.config import queue_url, redis_client, redis_settings
 
 
 def main() -> int:
-    """Check this host's RQ worker; the exit status as above."""
-    client = redis_client(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    """Check this host's RQ worker on the queue's Redis (`RQ_REDIS_URL`, else `REDIS_URL`); the exit status as above."""
+    client = redis_client(queue_url(redis_settings()))
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")
     host = socket.gethostname()
     try:

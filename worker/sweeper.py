@@ -23,15 +23,15 @@ import signal
 import threading
 import time
 
-from redis import RedisError
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job
 from rq.worker import WorkerStatus
 
 from service.config import lifetimes
-from service.store import GameNotFound, GameStore, UntilRedisAnswers
+from service.store import STORE_ERRORS, GameNotFound, GameStore, UntilRedisAnswers
 from service.turns import AI_JOB_TIMEOUT_SECONDS, make_queue, revive_ai_turns
+from worker.jobs import game_store
 from worker.timeouts import revive_timeouts
 
 log = logging.getLogger(__name__)
@@ -133,8 +133,8 @@ class CardroomWorker(SimpleWorker):
         if self._sweep_due():
             self.last_swept = time.monotonic()
             try:
-                sweep(GameStore(self.connection, self.key_prefix), self.queues, SWEEP_INTERVAL_SECONDS)
-            except RedisError:
+                sweep(game_store(self.key_prefix), self.queues, SWEEP_INTERVAL_SECONDS)
+            except STORE_ERRORS:
                 log.warning("sweep failed: Redis unreachable", exc_info=True)
 
 
@@ -147,7 +147,7 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
         return []  # another worker swept within this interval
     store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
     revived = []
-    queue = make_queue(store, queues[0].name)
+    queue = make_queue(queues[0].connection, queues[0].name)
     for game_id in store.active_game_ids():
         try:
             record = store.load(game_id)

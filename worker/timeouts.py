@@ -52,7 +52,7 @@ def play_timeout(key_prefix: str, game_id: str, expected_version: int, seat: int
     if time.time() < deadline:
         return "early"
     try:
-        return apply_timeout(store, make_queue(store, job.origin), record, seat)
+        return apply_timeout(store, make_queue(job.connection, job.origin), record, seat)
     except VersionConflict:
         return "stale"
 

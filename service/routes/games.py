@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import redis
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import abort
@@ -45,7 +44,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import GameNotFound, GameRecord, GameStore, Status, VersionConflict
+from service.store import STORE_ERRORS, GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import create_game, pending_ai, play, revive_ai_turns
 from service.views import event_view, game_view, with_presence
 
@@ -308,7 +307,7 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
             if version is None or version <= sent:
                 yield ": keep-alive\n\n"
             record = services().records.load(game_id, at_least=version)
-    except (redis.RedisError, GameNotFound, TooManyWaiters):
+    except (*STORE_ERRORS, GameNotFound, TooManyWaiters):
         return
 
 
@@ -351,7 +350,7 @@ class Actions(MethodView):
             raise
         try:
             view = view_of(new_record, seat)
-        except redis.RedisError:  # the move is stored: answer it, without `pending_ai`
+        except STORE_ERRORS:  # the move is stored: answer it, without `pending_ai`
             view = game_view(new_record, seat, [])
         if idempotent is not None:
             idempotent.remember(view, current_app.config["IDEMPOTENCY_TTL_SECONDS"])

@@ -42,10 +42,14 @@ class Ready(MethodView):
     def get(self):  # type: ignore[no-untyped-def]
         """Redis answers, may not evict game keys, and takes writes: the service can take requests.
 
-        For a readiness probe: 503 `store_unavailable` when Redis is unreachable or its `maxmemory-policy` may
-        evict game keys (unless `REDIS_EVICTION_ALLOWED`), 503 `store_full` when it is out of memory.
+        For a readiness probe: 503 `store_unavailable` when the game state's Redis (or any node of its cluster) or
+        the queue's Redis is unreachable or its `maxmemory-policy` may evict keys (unless
+        `REDIS_EVICTION_ALLOWED`), 503 `store_full` when the game state's Redis is out of memory.
         """
-        store = current_app.extensions["cardroom"].store
-        check_eviction_policy(store.client, current_app.config["REDIS_EVICTION_ALLOWED"])
-        store.check_writable()
+        services = current_app.extensions["cardroom"]
+        allowed = current_app.config["REDIS_EVICTION_ALLOWED"]
+        check_eviction_policy(services.store.client, allowed)
+        if services.queue.connection is not services.store.client:
+            check_eviction_policy(services.queue.connection, allowed)
+        services.store.check_writable()
         return {"status": "ok"}

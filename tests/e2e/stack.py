@@ -19,6 +19,7 @@ from pathlib import Path
 
 import redis
 import requests
+from redis.cluster import RedisCluster
 
 from tests.redis_server import free_port
 
@@ -59,6 +60,8 @@ class Stack:
     redis_url: str
     prefix: str
     queue: str
+    cluster_url: str | None = None  # REDIS_CLUSTER_URL: the games on a cluster, the queue at `redis_url`
+    base_urls: list[str] = field(default_factory=list)  # every gunicorn's, `base_url` first
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     logs: dict[str, Path] = field(default_factory=dict)
     environment: dict[str, str] = field(default_factory=dict)
@@ -88,9 +91,15 @@ def start_stack(
     workers: int = 1,
     environment: dict[str, str] | None = None,
     source: Path = REPO,
+    cluster_url: str | None = None,
+    servers: int = 1,
 ) -> Stack:
     """Start gunicorn with `-c python:service.gunicorn_conf` (2 workers) serving `app`, plus `workers` times
     `python -m worker` (none without `with_worker`), on `redis_url` (default REDIS_URL, else the local server).
+
+    With `cluster_url` the game state lives on that Redis Cluster (`REDIS_CLUSTER_URL`) and the queue at
+    `redis_url` (`RQ_REDIS_URL`). `servers` gunicorns (each on a port of its own, `Stack.base_urls`) serve the
+    same games, as web pods behind a load balancer.
 
     `environment` adds settings (e.g. `AI_JOB_STALE_SECONDS`) for every process; `source` is the checkout whose
     code runs (another commit's worktree, for a benchmark side by side). Output goes to temp files
@@ -107,21 +116,28 @@ def start_stack(
         prefix=unique,
         queue=unique,
         source=source,
+        cluster_url=cluster_url,
     )
+    cluster = {"REDIS_CLUSTER_URL": cluster_url, "RQ_REDIS_URL": stack.redis_url} if cluster_url else {}
     stack.environment = dict(
         os.environ,
         REDIS_URL=stack.redis_url,
+        **cluster,
         KEY_PREFIX=stack.prefix,
         RQ_QUEUE=stack.queue,
         CARDROOM_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="2",
         **(environment or {}),
     )
-    commands = {"gunicorn": [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", app]}
+    gunicorn = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", app]
+    stack.base_urls.append(stack.base_url)
+    start_process(stack, "gunicorn", gunicorn)
+    for number in range(1, servers):
+        other = free_port()
+        stack.base_urls.append(f"http://127.0.0.1:{other}")
+        start_process(stack, f"gunicorn-{number}", gunicorn, {"CARDROOM_BIND": f"127.0.0.1:{other}"})
     for number in range(workers if with_worker else 0):
-        commands[f"worker-{number}"] = [sys.executable, "-m", "worker"]
-    for name, command in commands.items():
-        start_process(stack, name, command)
+        start_process(stack, f"worker-{number}", [sys.executable, "-m", "worker"])
     try:
         _wait_ready(stack, ready_path)
     except BaseException:
@@ -130,13 +146,16 @@ def start_stack(
     return stack
 
 
-def start_process(stack: Stack, name: str, command: list[str]) -> subprocess.Popen[bytes]:
-    """Start one more process of the stack (its environment, output to `stack.logs[name]`) in a process group of
-    its own, so that a test can kill a worker together with its work horse and scheduler, like a lost pod."""
+def start_process(
+    stack: Stack, name: str, command: list[str], environment: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start one more process of the stack (its environment with `environment`'s changes, output to
+    `stack.logs[name]`) in a process group of its own, so that a test can kill a worker together with its work
+    horse and scheduler, like a lost pod."""
     stack.logs[name] = stack.log_dir / f"{name}.log"
     with open(stack.logs[name], "wb") as log:
-        process = subprocess.Popen(command, cwd=stack.source, env=stack.environment, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(command, cwd=stack.source, env={**stack.environment, **(environment or {})},
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     stack.processes.append(process)
     return process
 
@@ -147,7 +166,7 @@ def _wait_ready(stack: Stack, path: str, timeout: float = START_SECONDS) -> None
         if any(process.poll() is not None for process in stack.processes):
             raise RuntimeError(f"a process of the stack exited early\n{stack.log_text()}")
         try:
-            if requests.get(stack.base_url + path, timeout=1).status_code == 200:
+            if all(requests.get(url + path, timeout=1).status_code == 200 for url in stack.base_urls):
                 return
         except (requests.ConnectionError, requests.Timeout):
             pass  # gunicorn is not listening yet, or its workers are still importing the app (a loaded machine)
@@ -168,24 +187,36 @@ def stop_stack(stack: Stack, delete_redis_keys: bool = True) -> None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     shutil.rmtree(stack.log_dir, ignore_errors=True)
-    if delete_redis_keys:
+    if delete_redis_keys and stack.cluster_url:
+        with RedisCluster.from_url(stack.cluster_url.split(",")[0]) as cluster:
+            games = [cluster.get_redis_connection(node) for node in cluster.get_primaries()]
+            delete_keys(redis.Redis.from_url(stack.redis_url), stack.prefix, stack.queue, games)
+    elif delete_redis_keys:
         delete_keys(redis.Redis.from_url(stack.redis_url), stack.prefix, stack.queue)
 
 
-def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:
+def delete_keys(client: redis.Redis, prefix: str, queue: str, games: list[redis.Redis] | None = None) -> int:
     """Delete the keys of one stack by SCAN and return how many: `<prefix>:*`, its games' RQ jobs and results
     (`rq:*ai-<game_id>-*`, `rq:*clock-<game_id>-*`), the queue's RQ keys (`rq:*<queue>*`) and its dead worker's
     hash.
 
-    Shared sets (`rq:queues`, `rq:workers`) only lose this queue's members.
+    `client` is the queue's Redis; `games` the Redis servers of the game state when it lives elsewhere (each
+    primary of a Redis Cluster: a SCAN sees one node's keys only), else `client`'s too. Shared sets (`rq:queues`,
+    `rq:workers`) only lose this queue's members.
     """
     game_ids = set()
+    deleted = 0
+    for server in [client] if games is None else [*games, client]:
+        mine = list(server.scan_iter(match=f"{prefix}:*", count=1000))
+        for key in mine:
+            name = key.decode()
+            if name.endswith(":game") and "{" in name:
+                game_ids.add(name[name.index("{") + 1 : name.index("}")])
+        with server.pipeline(transaction=False) as pipe:
+            for key in mine:
+                pipe.delete(key)  # one key a command: a cluster node's keys span slots
+            deleted += sum(pipe.execute())
     doomed = []
-    for key in client.scan_iter(match=f"{prefix}:*", count=1000):
-        doomed.append(key)
-        name = key.decode()
-        if name.endswith(":game") and "{" in name:
-            game_ids.add(name[name.index("{") + 1 : name.index("}")])
     patterns = [f"rq:*{kind}-{game_id}-*" for game_id in game_ids for kind in ("ai", "clock")] + [f"rq:*{queue}*"]
     for pattern in patterns:
         doomed.extend(client.scan_iter(match=pattern, count=1000))
@@ -194,7 +225,6 @@ def delete_keys(client: redis.Redis, prefix: str, queue: str) -> int:
         if client.type(key) == b"hash" and client.hget(key, "queues") == queue.encode():
             doomed.append(key)
     client.srem("rq:queues", f"rq:queue:{queue}")
-    deleted = 0
     for start in range(0, len(doomed), 500):
         deleted += client.delete(*doomed[start : start + 500])
     return deleted

@@ -144,3 +144,16 @@ def test_a_hung_up_serve_stops_everything(tmp_path: Path) -> None:
     output = server.communicate(timeout=60)[0].decode(errors="replace")
     assert server.returncode == 0 and "Traceback" not in output, output[-3000:]
     assert_all_gone(children)
+
+
+def test_serve_on_a_cluster_without_a_queue_redis_refuses_and_starts_nothing(tmp_path: Path) -> None:
+    """Issue 21: with REDIS_CLUSTER_URL and neither RQ_REDIS_URL nor REDIS_URL no embedded Redis is started (a queue
+    on this one host would tie every AI turn to it): `serve` says what is missing and exits."""
+    environment = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "RQ_REDIS_URL")}
+    environment["REDIS_CLUSTER_URL"] = f"redis://127.0.0.1:{free_port()}"
+    refused = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(free_port()), "--data-dir", str(tmp_path / "d")],
+        env=environment, capture_output=True, text=True, timeout=START_SECONDS,
+    )
+    assert refused.returncode == 1 and "REDIS_CLUSTER_URL needs a Redis for the job queue" in refused.stderr
+    assert BANNER not in refused.stdout and not (tmp_path / "d").exists()

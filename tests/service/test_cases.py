@@ -46,6 +46,12 @@ def canonical(actions: list[dict[str, Any]]) -> list[str]:
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda path: path.stem)
 def test_case(api, path: Path) -> None:
+    play_case(api, path)
+
+
+def play_case(api: Any, path: Path) -> None:
+    """Play the case in `path` through `api` (tests/service/conftest.py `Api`, or any object with its `create`,
+    `request`, `view` and `act`, whose answers have `status_code` and `json`), checking every step."""
     case = json.loads(path.read_text())
     if case["game"] not in GAMES:
         pytest.skip(f"game {case['game']!r} is not implemented yet")

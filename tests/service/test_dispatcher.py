@@ -25,7 +25,8 @@ def test_waiters_arriving_together_share_one_connection_and_all_wake() -> None:
     url = os.environ["REDIS_URL"]
     prefix = f"test-dispatch-{uuid.uuid4().hex[:8]}"
     publisher = redis_client(url)
-    dispatcher = Dispatcher(pubsub_client(url), lambda game_id: f"{prefix}:{{{game_id}}}:version", WAITERS)
+    subscriber = pubsub_client({"REDIS_URL": url, "REDIS_CLUSTER_URL": None})
+    dispatcher = Dispatcher(subscriber, lambda game_id: f"{prefix}:{{{game_id}}}:version", WAITERS)
     games = [f"g{n}" for n in range(WAITERS)]
     started = threading.Barrier(WAITERS + 1)
     all_subscribed = threading.Event()

@@ -1,0 +1,113 @@
+"""A Redis Cluster of the tests' own: 3 primaries and 3 replicas, `redis-server` processes on loopback ports.
+
+Each node is a `RedisServer` (tests/redis_server.py: its own temporary directory, append-only file) started with
+`--cluster-enabled yes`; `redis-cli --cluster create ... --cluster-replicas 1` joins them. `LocalCluster.start`
+returns once every node reports `cluster_state:ok`, knows all six, and every replica's link to its primary is
+up. A cluster's keys are spread over its primaries: `delete_keys` scans each of them.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+
+import redis
+from redis.cluster import RedisCluster
+
+from tests.redis_server import RedisServer
+
+NODES = 6
+START_SECONDS = 60.0
+"""Hang guard of a cluster's start: six servers and the slot assignment take about two seconds on an idle machine."""
+CLUSTER_BUS_OFFSET = 10000
+"""A cluster node also listens on its port + 10000 (the cluster bus), which must be free too."""
+
+
+def free_cluster_port(taken: set[int]) -> int:
+    """A loopback port free a moment ago whose cluster bus port (+10000) is free too, and not in `taken`."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port + CLUSTER_BUS_OFFSET > 65535 or port in taken or port + CLUSTER_BUS_OFFSET in taken:
+            continue
+        with socket.socket() as bus:
+            try:
+                bus.bind(("127.0.0.1", port + CLUSTER_BUS_OFFSET))
+            except OSError:
+                continue
+        return port
+
+
+class ClusterNode(RedisServer):
+    """One node of a `LocalCluster`: a `RedisServer` on a port whose cluster bus port is free."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                          "--cluster-node-timeout", "2000"])
+        self.port = port
+
+
+class LocalCluster:
+    """Six `ClusterNode`s made one Redis Cluster with one replica per primary."""
+
+    def __init__(self) -> None:
+        ports: set[int] = set()
+        self.nodes: list[ClusterNode] = []
+        for _ in range(NODES):
+            port = free_cluster_port(ports)
+            ports.add(port)
+            self.nodes.append(ClusterNode(port))
+
+    @property
+    def url(self) -> str:
+        """`REDIS_CLUSTER_URL`: two of the nodes as seeds, comma-separated."""
+        return ",".join(f"redis://127.0.0.1:{node.port}" for node in self.nodes[:2])
+
+    def start(self) -> None:
+        """Start the nodes, create the cluster, and wait until it serves every slot with a replica in sync.
+
+        Raises:
+            RuntimeError: `redis-cli --cluster create` failed, or the cluster was not ready within START_SECONDS.
+        """
+        for node in self.nodes:
+            node.start()
+        created = subprocess.run(
+            ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{node.port}" for node in self.nodes],
+             "--cluster-replicas", "1", "--cluster-yes"],
+            capture_output=True, text=True, timeout=START_SECONDS,
+        )
+        if created.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}\n{created.stderr}")
+        deadline = time.monotonic() + START_SECONDS
+        while not self.ready():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the cluster on ports {[node.port for node in self.nodes]} is not ready")
+            time.sleep(0.1)
+
+    def ready(self) -> bool:
+        """Every node sees `cluster_state:ok` and all six nodes, and every replica's link to its primary is up."""
+        for node in self.nodes:
+            with node.client() as client:
+                info = client.cluster("info")
+                replication = client.info("replication")
+            if info.get("cluster_state") != "ok" or int(info.get("cluster_known_nodes", 0)) != NODES:
+                return False
+            if replication["role"] == "slave" and replication.get("master_link_status") != "up":
+                return False
+        return True
+
+    def client(self) -> RedisCluster:
+        """A plain redis-py cluster client of the test's own (bytes, default settings)."""
+        return RedisCluster.from_url(f"redis://127.0.0.1:{self.nodes[0].port}")
+
+    def primaries(self) -> list[redis.Redis]:
+        """A client of each node that is a primary now."""
+        clients = [node.client() for node in self.nodes]
+        return [client for client in clients if client.info("replication")["role"] == "master"]
+
+    def stop(self) -> None:
+        """Stop every node and delete its directory."""
+        for node in self.nodes:
+            node.remove()
