@@ -8,9 +8,13 @@ up. A cluster's keys are spread over its primaries: `delete_keys` scans each of 
 
 from __future__ import annotations
 
+import functools
+import re
+import shutil
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import redis
 from redis.cluster import RedisCluster
@@ -22,6 +26,30 @@ START_SECONDS = 60.0
 """Hang guard of a cluster's start: six servers and the slot assignment take about two seconds on an idle machine."""
 CLUSTER_BUS_OFFSET = 10000
 """A cluster node also listens on its port + 10000 (the cluster bus), which must be free too."""
+
+
+SHARDED_PUBSUB = (7, 0)
+"""The first Redis version with sharded pub/sub (SPUBLISH, SSUBSCRIBE), which the service uses on a cluster."""
+
+
+@functools.cache
+def redis_7_server() -> str:
+    """The path of a `redis-server` of version 7.0 or later: the first on PATH, else Debian's (/usr/bin).
+
+    The venv's `redis-server` (the pip package the embedded server comes from, first on PATH under `.ci/run`) is
+    6.2, without sharded pub/sub; `.ci/run` installs Debian's package for these tests.
+
+    Raises:
+        RuntimeError: no such server on this machine.
+    """
+    for candidate in (shutil.which("redis-server"), "/usr/bin/redis-server", "/usr/local/bin/redis-server"):
+        if candidate is None or not Path(candidate).exists():
+            continue
+        version = subprocess.run([candidate, "--version"], capture_output=True, text=True, check=True).stdout
+        found = re.search(r"v=(\d+)\.(\d+)", version)
+        if found and (int(found[1]), int(found[2])) >= SHARDED_PUBSUB:
+            return candidate
+    raise RuntimeError("the cluster tests need redis-server 7.0 or later (Debian's package redis-server)")
 
 
 def free_cluster_port(taken: set[int]) -> int:
@@ -47,6 +75,7 @@ class ClusterNode(RedisServer):
         super().__init__(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                           "--cluster-node-timeout", "2000"])
         self.port = port
+        self.binary = redis_7_server()
 
 
 class LocalCluster:
@@ -74,7 +103,8 @@ class LocalCluster:
         for node in self.nodes:
             node.start()
         created = subprocess.run(
-            ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{node.port}" for node in self.nodes],
+            [str(Path(redis_7_server()).with_name("redis-cli")), "--cluster", "create",
+             *[f"127.0.0.1:{node.port}" for node in self.nodes],
              "--cluster-replicas", "1", "--cluster-yes"],
             capture_output=True, text=True, timeout=START_SECONDS,
         )

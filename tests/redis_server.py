@@ -28,6 +28,9 @@ def free_port() -> int:
 class RedisServer:
     """One redis-server process; `options` are extra command-line settings, e.g. `["--maxmemory", "8mb"]`."""
 
+    binary = "redis-server"
+    """The program started: the first `redis-server` on PATH (the venv's embedded one under `.ci/run`)."""
+
     def __init__(self, options: list[str] | None = None) -> None:
         self.port = free_port()
         self.directory = Path(tempfile.mkdtemp(prefix="cardroom-redis-"))
@@ -49,7 +52,7 @@ class RedisServer:
     def start(self) -> None:
         """Start (or restart, on the same data) and return once it answers PING."""
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
              "--appendonly", "yes", "--appendfsync", "always", "--save", "", *self.options],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
