@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
-    # 2026-12-02: Durak 100 games (10 per pairing) after its `easy` got stronger, the others 261 games (12 per
-    # pairing, 4 in Svoi Koziri): wide intervals, see docs/benchmarks.md
-    "durak": {"random": (1000, 1000, 1000), "easy": (1579, 1494, 1703), "medium": (1548, 1489, 1628),
-              "hard": (1595, 1514, 1695)},
+    # 2026-12-02: Durak 100 games (10 per pairing) at hard's 48,000 moves; Svoi Koziri and Tadmur 261 games with
+    # the others (12 per pairing, 4 in Svoi Koziri), Svoi Koziri's hard then at 16,000 moves: wide intervals, see
+    # docs/benchmarks.md
+    "durak": {"random": (1000, 1000, 1000), "easy": (1657, 1568, 1781), "medium": (1494, 1433, 1571),
+              "hard": (1557, 1474, 1647)},
     "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1208, 1019, 1358), "medium": (1307, 1214, 1427),
                     "hard": (1389, 1266, 1553)},
     "tadmur": {"random": (1000, 1000, 1000), "easy": (943, 816, 1050), "medium": (1156, 1033, 1265),
