@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 
 from engine.ai.costs import trump_cost
+from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS
 from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
 from engine.protocol import Action, Seat
@@ -31,6 +32,8 @@ EXPLORE = 0.1
 _NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
 _COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
 """`_COST[trump][card]`: `engine.ai.costs.trump_cost` by number."""
+_BEATS = [[tuple(beats(card, attack, trump) for card in FRENCH_36) for attack in FRENCH_36] for trump in FRENCH_SUITS]
+"""`_BEATS[trump][attack][card]`: `engine.beating.beats` by number (durak.md §3.1)."""
 
 
 class Position:
@@ -76,10 +79,8 @@ class Position:
         """The mover's legal moves but `resign`, in the order of `durak.legal_actions` (durak.md §4.2)."""
         defenses, attacks = self.defenses, self.attacks
         if not self.took and attacks and defenses[-1] < 0:  # D beats the open card (§3.1) or takes
-            attack = attacks[-1]
-            suit, trump = attack // 9, self.trump
-            moves = [card for card in self.hands[1 - self.attacker]
-                     if (card // 9 == suit and card > attack) or (card // 9 == trump != suit)]
+            beating = _BEATS[self.trump][attacks[-1]]
+            moves = [card for card in self.hands[1 - self.attacker] if beating[card]]
             moves.append(TAKE)
             return moves
         hand = self.hands[self.attacker]

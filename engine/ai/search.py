@@ -184,9 +184,7 @@ class SearchHooks(Generic[StateT]):
     root_actions: Callable[[SeatView], list[Action]] = playable_actions
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
     playout: Playout[StateT] | None = None
-    prepare_playout: Callable[
-        [SeatView, Sequence[JSON]], Playout[StateT]
-    ] | None = None
+    prepare_playout: Callable[[SeatView, Sequence[JSON]], Playout[StateT]] | None = None
     evaluate: Callable[[StateT, StateT], list[float] | None] | None = None
     rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
     estimate: Callable[[StateT], list[float]] | None = None
@@ -212,9 +210,7 @@ class SearchHooks(Generic[StateT]):
             return self.rollout_action
         return _uniform_rollout(self.game)
 
-    def fast_playout(
-        self, view: SeatView, history: Sequence[JSON]
-    ) -> Playout[StateT] | None:
+    def fast_playout(self, view: SeatView, history: Sequence[JSON]) -> Playout[StateT] | None:
         """The fast path of one search: `prepare_playout`'s, else `playout`, else None (the loop over the rules)."""
         if self.prepare_playout is not None:
             return self.prepare_playout(view, history)

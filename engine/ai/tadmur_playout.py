@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 
 from engine.cards import Card
-from engine.games.tadmur import RANKS, Reason, Row, TadmurState, full_deck, hand_order, parse_options
+from engine.games.tadmur import RANKS, Reason, Row, TadmurState, adjacent, full_deck, hand_order, parse_options
 from engine.protocol import Action, Seat
 
 CYCLE = 13
@@ -44,8 +44,9 @@ def reachable(distance: int, steps: int) -> bool:
 
 _CARDS: tuple[Card, ...] = hand_order(full_deck(parse_options({})))
 _NUMBER = {card.code: number for number, card in enumerate(_CARDS)}
-_NEIGHBOURS = tuple(tuple(sorted({(rank - 1) % CYCLE, (rank + 1) % CYCLE})) for rank in range(CYCLE))
-"""Per rank index, the adjacent rank indices in hand order (§3.1)."""
+_NEIGHBOURS = tuple(tuple(other for other in range(CYCLE) if adjacent(_CARDS[4 * rank], _CARDS[4 * other]))
+                    for rank in range(CYCLE))
+"""Per rank index, the adjacent rank indices in hand order: `engine.games.tadmur.adjacent` by index (§3.1)."""
 _LAST = tuple(
     tuple(tuple(other for other in _NEIGHBOURS[end] if other in _NEIGHBOURS[target]) for target in range(CYCLE))
     for end in range(CYCLE)
