@@ -315,8 +315,8 @@ def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> 
 
 ROLLOUT_LIMIT = 12
 """Playouts stop after this many moves (about a turn of each seat at 3) and are scored as if the round ended there
-(`talmut_playout.Position.estimate`): played to
-the round's end they ran 50-100 moves, so `medium`'s 900 moves bought a dozen samples."""
+(`talmut_playout.Position.estimate`): played to the round's end they ran 50-100 moves, so `medium`'s 900 moves
+bought a dozen samples."""
 
 
 def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
@@ -349,5 +349,5 @@ SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
     rollout_limit=ROLLOUT_LIMIT, before_search=search_first,
 )
 """Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
-with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and
-`estimate`."""
+with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and the
+layouts scored as they lie at the cut-off (`talmut_playout.Position.estimate`)."""
