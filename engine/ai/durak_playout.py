@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 
 from engine.ai.costs import trump_cost
+from engine.ai.search import heads_up_rewards
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS
 from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
@@ -138,9 +139,7 @@ class Position:
 
     def rewards(self) -> list[float]:
         """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw; only asked once `over`."""
-        if self.loser is None:
-            return [0.5, 0.5]
-        return [0.0 if seat == self.loser else 1.0 for seat in (0, 1)]
+        return heads_up_rewards(None if self.loser is None else 1 - self.loser)
 
     def state(self) -> DurakState:
         """The same game as a `DurakState` (the first attack and the seed kept from the state it was built of)."""

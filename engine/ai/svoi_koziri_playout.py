@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from engine.ai.costs import lay_value, trump_cost
+from engine.ai.search import heads_up_rewards
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games.svoi_koziri import (
@@ -207,9 +208,7 @@ class Position:
 
     def rewards(self) -> list[float]:
         """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw (§5.2); only asked once `over`."""
-        if self.winner is None:
-            return [0.5, 0.5]
-        return [1.0 if seat == self.winner else 0.0 for seat in (0, 1)]
+        return heads_up_rewards(self.winner)
 
     def state(self) -> SvoiKoziriState:
         """The same game as a `SvoiKoziriState` (the seed kept from the state it was built of)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from engine.ai.search import heads_up_rewards
 from engine.cards import Card
 from engine.games.tadmur import RANKS, Reason, Row, TadmurState, adjacent, full_deck, hand_order, parse_options
 from engine.protocol import Action, Seat
@@ -174,9 +175,7 @@ class Position:
 
     def rewards(self) -> list[float]:
         """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw; only asked once `over`."""
-        if self.winner is None:
-            return [0.5, 0.5]
-        return [0.0, 1.0] if self.winner else [1.0, 0.0]
+        return heads_up_rewards(self.winner)
 
     def state(self) -> TadmurState:
         """The same game as a `TadmurState` (the starters and the seed kept from the state it was built of)."""
