@@ -1,4 +1,5 @@
-"""A Redis Cluster of the tests' own: 3 primaries and 3 replicas, `redis-server` processes on loopback ports.
+"""A Redis Cluster of the tests' own: 3 primaries and 3 replicas, `redis-server` processes on loopback ports, or
+each on a test host of its own (tests/netns.py), announcing that host's address to the others and to clients.
 
 Each node is a `RedisServer` (tests/redis_server.py: its own temporary directory, append-only file) started with
 `--cluster-enabled yes`; `redis-cli --cluster create ... --cluster-replicas 1` joins them. `LocalCluster.start`
@@ -19,6 +20,7 @@ from pathlib import Path
 import redis
 from redis.cluster import RedisCluster
 
+from tests.netns import LOCAL, Host
 from tests.redis_server import RedisServer
 
 NODES = 6
@@ -69,30 +71,31 @@ def free_cluster_port(taken: set[int]) -> int:
 
 
 class ClusterNode(RedisServer):
-    """One node of a `LocalCluster`: a `RedisServer` on a port whose cluster bus port is free."""
+    """One node of a `LocalCluster`: a `RedisServer` on a port whose cluster bus port is free, in `host`."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, host: Host = LOCAL) -> None:
         super().__init__(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                          "--cluster-node-timeout", "2000"])
+                          "--cluster-node-timeout", "2000", "--cluster-announce-ip", host.ip], host)
         self.port = port
         self.binary = redis_7_server()
 
 
 class LocalCluster:
-    """Six `ClusterNode`s made one Redis Cluster with one replica per primary."""
+    """Six `ClusterNode`s made one Redis Cluster with one replica per primary; `hosts` (six, default all on this
+    machine's loopback) are where the nodes run."""
 
-    def __init__(self) -> None:
+    def __init__(self, hosts: list[Host] | None = None) -> None:
         ports: set[int] = set()
         self.nodes: list[ClusterNode] = []
-        for _ in range(NODES):
+        for host in hosts or [LOCAL] * NODES:
             port = free_cluster_port(ports)
             ports.add(port)
-            self.nodes.append(ClusterNode(port))
+            self.nodes.append(ClusterNode(port, host))
 
     @property
     def url(self) -> str:
         """`REDIS_CLUSTER_URL`: two of the nodes as seeds, comma-separated."""
-        return ",".join(f"redis://127.0.0.1:{node.port}" for node in self.nodes[:2])
+        return ",".join(f"redis://{node.host.ip}:{node.port}" for node in self.nodes[:2])
 
     def start(self) -> None:
         """Start the nodes, create the cluster, and wait until it serves every slot with a replica in sync.
@@ -104,7 +107,7 @@ class LocalCluster:
             node.start()
         created = subprocess.run(
             [str(Path(redis_7_server()).with_name("redis-cli")), "--cluster", "create",
-             *[f"127.0.0.1:{node.port}" for node in self.nodes],
+             *[f"{node.host.ip}:{node.port}" for node in self.nodes],
              "--cluster-replicas", "1", "--cluster-yes"],
             capture_output=True, text=True, timeout=START_SECONDS,
         )
@@ -130,7 +133,7 @@ class LocalCluster:
 
     def client(self) -> RedisCluster:
         """A plain redis-py cluster client of the test's own (bytes, default settings)."""
-        return RedisCluster.from_url(f"redis://127.0.0.1:{self.nodes[0].port}")
+        return RedisCluster.from_url(f"redis://{self.nodes[0].host.ip}:{self.nodes[0].port}")
 
     def primaries(self) -> list[redis.Redis]:
         """A client of each node that is a primary now."""

@@ -1,4 +1,5 @@
-"""A redis-server of a test's own, on a free loopback port, that the test may stop, freeze, kill or fill.
+"""A redis-server of a test's own, on a free port of loopback or of a test host (tests/netns.py), that the test may
+stop, freeze, kill or fill.
 
 The shared Redis (REDIS_URL) must never be stopped or flushed; tests of faults start one of these instead. Its data
 lives in a temporary directory (an append-only file, fsynced on every write, so a restart brings back every write
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import redis
 
+from tests.netns import LOCAL, Host
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it)."""
@@ -26,12 +29,14 @@ def free_port() -> int:
 
 
 class RedisServer:
-    """One redis-server process; `options` are extra command-line settings, e.g. `["--maxmemory", "8mb"]`."""
+    """One redis-server process; `options` are extra command-line settings, e.g. `["--maxmemory", "8mb"]`; `host`
+    the namespace it runs in and the address it binds (default this machine's loopback)."""
 
     binary = "redis-server"
     """The program started: the first `redis-server` on PATH (the venv's embedded one under `.ci/run`)."""
 
-    def __init__(self, options: list[str] | None = None) -> None:
+    def __init__(self, options: list[str] | None = None, host: Host = LOCAL) -> None:
+        self.host = host
         self.port = free_port()
         self.directory = Path(tempfile.mkdtemp(prefix="cardroom-redis-"))
         self.options = options or []
@@ -39,7 +44,7 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://{self.host.ip}:{self.port}/0"
 
     @property
     def password(self) -> str | None:
@@ -47,16 +52,20 @@ class RedisServer:
         return self.options[self.options.index("--requirepass") + 1] if "--requirepass" in self.options else None
 
     def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, password=self.password, socket_connect_timeout=1, socket_timeout=5)
+        return redis.Redis(host=self.host.ip, port=self.port, password=self.password, socket_connect_timeout=1,
+                           socket_timeout=5)
 
     def start(self) -> None:
         """Start (or restart, on the same data) and return once it answers PING."""
+        # Off loopback, protected mode (no password) would refuse every client: tests only.
+        exposed = [] if self.host == LOCAL else ["--protected-mode", "no"]
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-             "--appendonly", "yes", "--appendfsync", "always", "--save", "", *self.options],
+            self.host.command([self.binary, "--port", str(self.port), "--bind", self.host.ip, *exposed,
+                               "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
+                               "--save", "", *self.options]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=0.2)
+        client = redis.Redis(host=self.host.ip, port=self.port, password=self.password, socket_connect_timeout=0.2)
         for _ in range(200):
             try:
                 client.ping()

@@ -21,6 +21,7 @@ import redis
 import requests
 from redis.cluster import RedisCluster
 
+from tests.netns import LOCAL, Host
 from tests.redis_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,13 +94,16 @@ def start_stack(
     source: Path = REPO,
     cluster_url: str | None = None,
     servers: int = 1,
+    web_hosts: list[Host] | None = None,
+    worker_host: Host = LOCAL,
 ) -> Stack:
     """Start gunicorn with `-c python:service.gunicorn_conf` (2 workers) serving `app`, plus `workers` times
     `python -m worker` (none without `with_worker`), on `redis_url` (default REDIS_URL, else the local server).
 
     With `cluster_url` the game state lives on that Redis Cluster (`REDIS_CLUSTER_URL`) and the queue at
     `redis_url` (`RQ_REDIS_URL`). `servers` gunicorns (each on a port of its own, `Stack.base_urls`) serve the
-    same games, as web pods behind a load balancer.
+    same games, as web pods behind a load balancer. `web_hosts` puts one gunicorn on each of those hosts instead
+    (tests/netns.py: listening on the host's address), `worker_host` the workers on that host.
 
     `environment` adds settings (e.g. `AI_JOB_STALE_SECONDS`) for every process; `source` is the checkout whose
     code runs (another commit's worktree, for a benchmark side by side). Output goes to temp files
@@ -109,9 +113,9 @@ def start_stack(
         RuntimeError: a process died or the app was not ready within START_SECONDS (the message holds the logs).
     """
     unique = f"{label}-{uuid.uuid4().hex[:10]}"
-    port = free_port()
+    web = [(host, free_port()) for host in web_hosts or [LOCAL] * servers]
     stack = Stack(
-        base_url=f"http://127.0.0.1:{port}",
+        base_url=f"http://{web[0][0].ip}:{web[0][1]}",
         redis_url=redis_url or os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
         prefix=unique,
         queue=unique,
@@ -125,19 +129,16 @@ def start_stack(
         **cluster,
         KEY_PREFIX=stack.prefix,
         RQ_QUEUE=stack.queue,
-        CARDROOM_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="2",
         **(environment or {}),
     )
     gunicorn = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", app]
-    stack.base_urls.append(stack.base_url)
-    start_process(stack, "gunicorn", gunicorn)
-    for number in range(1, servers):
-        other = free_port()
-        stack.base_urls.append(f"http://127.0.0.1:{other}")
-        start_process(stack, f"gunicorn-{number}", gunicorn, {"CARDROOM_BIND": f"127.0.0.1:{other}"})
+    for number, (host, port) in enumerate(web):
+        stack.base_urls.append(f"http://{host.ip}:{port}")
+        start_process(stack, f"gunicorn-{number}" if number else "gunicorn", gunicorn,
+                      {"CARDROOM_BIND": f"{host.ip}:{port}"}, host)
     for number in range(workers if with_worker else 0):
-        start_process(stack, f"worker-{number}", [sys.executable, "-m", "worker"])
+        start_process(stack, f"worker-{number}", [sys.executable, "-m", "worker"], host=worker_host)
     try:
         _wait_ready(stack, ready_path)
     except BaseException:
@@ -147,14 +148,15 @@ def start_stack(
 
 
 def start_process(
-    stack: Stack, name: str, command: list[str], environment: dict[str, str] | None = None
+    stack: Stack, name: str, command: list[str], environment: dict[str, str] | None = None, host: Host = LOCAL
 ) -> subprocess.Popen[bytes]:
     """Start one more process of the stack (its environment with `environment`'s changes, output to
-    `stack.logs[name]`) in a process group of its own, so that a test can kill a worker together with its work
-    horse and scheduler, like a lost pod."""
+    `stack.logs[name]`) in `host` (tests/netns.py), in a process group of its own, so that a test can kill a worker
+    together with its work horse and scheduler, like a lost pod."""
     stack.logs[name] = stack.log_dir / f"{name}.log"
     with open(stack.logs[name], "wb") as log:
-        process = subprocess.Popen(command, cwd=stack.source, env={**stack.environment, **(environment or {})},
+        process = subprocess.Popen(host.command(command), cwd=stack.source,
+                                   env={**stack.environment, **(environment or {})},
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     stack.processes.append(process)
     return process
