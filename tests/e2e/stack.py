@@ -189,12 +189,20 @@ def stop_stack(stack: Stack, delete_redis_keys: bool = True) -> None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     shutil.rmtree(stack.log_dir, ignore_errors=True)
-    if delete_redis_keys and stack.cluster_url:
+    if not delete_redis_keys:
+        return
+    with redis.Redis.from_url(stack.redis_url) as queue:
+        if stack.cluster_url is None:
+            delete_keys(queue, stack.prefix, stack.queue)
+            return
         with RedisCluster.from_url(stack.cluster_url.split(",")[0]) as cluster:
-            games = [cluster.get_redis_connection(node) for node in cluster.get_primaries()]
-            delete_keys(redis.Redis.from_url(stack.redis_url), stack.prefix, stack.queue, games)
-    elif delete_redis_keys:
-        delete_keys(redis.Redis.from_url(stack.redis_url), stack.prefix, stack.queue)
+            try:
+                games = [cluster.get_redis_connection(node) for node in cluster.get_primaries()]
+                delete_keys(queue, stack.prefix, stack.queue, games)
+            finally:
+                # RedisCluster.close leaves its nodes' pools open: their sockets would last until the garbage
+                # collector breaks their reference cycles.
+                cluster.disconnect_connection_pools()
 
 
 def delete_keys(client: redis.Redis, prefix: str, queue: str, games: list[redis.Redis] | None = None) -> int:
