@@ -1,10 +1,15 @@
 """Whole games of every kind and the executable cases on a Redis Cluster (issue 21): two gunicorn servers and two
-RQ workers, the games on the session's 3-primary, 3-replica cluster (`REDIS_CLUSTER_URL`), the queue on a plain
-Redis of its own (`RQ_REDIS_URL`)."""
+RQ workers, the games on a 3-primary, 3-replica cluster (`REDIS_CLUSTER_URL`), the queue on a plain Redis of its
+own (`RQ_REDIS_URL`).
+
+Twice: all on this machine's loopback ("loopback"), then each part on hosts of its own ("hosts", tests/netns.py:
+network namespaces on a bridge, loopback DOWN in each), six cluster nodes, the queue's Redis, two web hosts and one
+worker host, which shows that no part reaches another through loopback."""
 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from tests.cluster import LocalCluster
+from tests.cluster import NODES, LocalCluster
 from tests.e2e.stack import Stack, call, start_stack, stop_stack
 from tests.e2e.test_full_games import check_finished as check_durak
 from tests.e2e.test_full_games import play_against_ai
@@ -21,22 +26,65 @@ from tests.e2e.test_svoi_koziri_games import finish_game as finish_svoi_koziri
 from tests.e2e.test_tadmur_games import play_tadmur
 from tests.e2e.test_talmut_games import check_finished as check_talmut
 from tests.e2e.test_talmut_games import wait_finished as wait_talmut
+from tests.netns import skip_if_forbidden, started_network
 from tests.redis_server import RedisServer
 from tests.service.test_cases import CASE_FILES, play_case
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def stack(redis_cluster: LocalCluster, queue_redis: RedisServer) -> Iterator[Stack]:
-    """Two gunicorns and two workers on the cluster and the queue's Redis; their keys deleted afterwards (per
-    primary, tests/e2e/stack.py `delete_keys`)."""
-    running = start_stack(label="cluster", redis_url=queue_redis.url, cluster_url=redis_cluster.url, workers=2,
-                          servers=2)
+@pytest.fixture(scope="module", params=["loopback", "hosts"])
+def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
+    """Two gunicorns and two workers on a cluster and a queue's Redis: the session's (`redis_cluster`,
+    `queue_redis`) on loopback, their keys deleted afterwards (per primary, tests/e2e/stack.py `delete_keys`), or
+    ten hosts of the test's own, removed with everything on them. "hosts" skips, saying why, where this machine
+    cannot make network namespaces."""
+    if request.param == "hosts":
+        skip_if_forbidden()
+        yield from stack_on_hosts()
+        return
+    cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+    queue: RedisServer = request.getfixturevalue("queue_redis")
+    running = start_stack(label="cluster", redis_url=queue.url, cluster_url=cluster.url, workers=2, servers=2)
     try:
         yield running
     finally:
         stop_stack(running)
+
+
+def stack_on_hosts() -> Iterator[Stack]:
+    """The stack of `stack` on hosts of its own: six cluster nodes, the queue's Redis, two web hosts, one worker
+    host with both workers."""
+    nodes = [f"node{number}" for number in range(NODES)]
+    with started_network(*nodes, "queue", "web0", "web1", "worker", label="cluster") as network:
+        hosts = network.hosts
+        cluster = LocalCluster([hosts[node] for node in nodes])
+        queue = RedisServer(host=hosts["queue"])
+        try:
+            cluster.start()
+            queue.start()
+            running = start_stack(label="cluster-hosts", redis_url=queue.url, cluster_url=cluster.url, workers=2,
+                                  web_hosts=[hosts["web0"], hosts["web1"]], worker_host=hosts["worker"])
+            try:
+                yield running
+            finally:
+                stop_stack(running, delete_redis_keys=False)  # the servers go, with their keys
+        finally:
+            queue.remove()
+            cluster.stop()
+
+
+def test_each_part_runs_where_it_should(stack: Stack, request: pytest.FixtureRequest) -> None:
+    """On loopback every process shares this machine's network namespace; on hosts each web server has one of its
+    own, and the two workers share a third (their processes' /proc/<pid>/ns/net)."""
+    own = os.stat("/proc/self/ns/net").st_ino
+    where = {name: os.stat(f"/proc/{process.pid}/ns/net").st_ino
+             for name, process in zip(stack.logs, stack.processes, strict=True)}
+    if request.node.callspec.params["stack"] == "loopback":
+        assert set(where.values()) == {own}
+    else:
+        assert len({own, where["gunicorn"], where["gunicorn-1"], where["worker-0"]}) == 4
+        assert where["worker-1"] == where["worker-0"]
 
 
 class Answer:
