@@ -54,6 +54,21 @@ def test_a_host_cannot_reach_this_machines_loopback(make_redis: Callable[..., Re
         assert "Could not connect" in answer.stdout + answer.stderr
 
 
+def test_a_process_with_its_own_tmp_shares_no_file_there() -> None:
+    mark = f"cardroom-netns-{os.getpid()}"
+    write_and_list = ["sh", "-c", f"touch /tmp/{mark} && ls /tmp"]
+    with started_network("a") as network:
+        host = network.hosts["a"]
+        shared = subprocess.run(host.command(write_and_list), capture_output=True, text=True, check=True)
+        try:
+            assert mark in shared.stdout.split() and Path(f"/tmp/{mark}").exists()
+        finally:
+            Path(f"/tmp/{mark}").unlink()
+        own = subprocess.run(host.command(write_and_list, own_tmp=True), capture_output=True, text=True, check=True)
+        assert own.stdout.split() == [mark]  # an empty /tmp but for its own file
+        assert not Path(f"/tmp/{mark}").exists()
+
+
 def test_leaving_the_network_deletes_its_namespaces_and_link() -> None:
     with started_network("a", "b") as network:
         made = {network.namespace, *(host.namespace for host in network.hosts.values())}

@@ -75,16 +75,20 @@ def stack_on_hosts() -> Iterator[Stack]:
 
 
 def test_each_part_runs_where_it_should(stack: Stack, request: pytest.FixtureRequest) -> None:
-    """On loopback every process shares this machine's network namespace; on hosts each web server has one of its
-    own, and the two workers share a third (their processes' /proc/<pid>/ns/net)."""
+    """On loopback every process shares this machine's network namespace and /tmp; on hosts each web server has a
+    network namespace of its own and the two workers share a third (their processes' /proc/<pid>/ns/net), and each
+    process has a /tmp of its own (the file system behind /proc/<pid>/root/tmp)."""
+    processes = dict(zip(stack.logs, stack.processes, strict=True))
+    where = {name: os.stat(f"/proc/{process.pid}/ns/net").st_ino for name, process in processes.items()}
+    tmp = [os.stat(f"/proc/{process.pid}/root/tmp").st_dev for process in processes.values()]
     own = os.stat("/proc/self/ns/net").st_ino
-    where = {name: os.stat(f"/proc/{process.pid}/ns/net").st_ino
-             for name, process in zip(stack.logs, stack.processes, strict=True)}
     if request.node.callspec.params["stack"] == "loopback":
         assert set(where.values()) == {own}
+        assert set(tmp) == {os.stat("/tmp").st_dev}
     else:
         assert len({own, where["gunicorn"], where["gunicorn-1"], where["worker-0"]}) == 4
         assert where["worker-1"] == where["worker-0"]
+        assert len({os.stat("/tmp").st_dev, *tmp}) == len(processes) + 1
 
 
 class Answer:
