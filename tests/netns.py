@@ -170,24 +170,24 @@ class Network:
         number = len(self.hosts)
         if number + 2 >= self.subnet.num_addresses - 1:
             raise ValueError(f"no address left on {self.subnet} for host {name}")
-        host = Host(str(self.subnet[number + 2]), f"{self.namespace}-{name}")
-        ip("netns", "add", host.namespace)
+        namespace = f"{self.namespace}-{name}"
+        host = Host(str(self.subnet[number + 2]), namespace)
+        ip("netns", "add", namespace)
         self.hosts[name] = host  # before the links: `stop` deletes the namespace even if they fail
-        ip("link", "add", "eth0", "netns", host.namespace, "type", "veth",
+        ip("link", "add", "eth0", "netns", namespace, "type", "veth",
            "peer", "name", f"host{number}", "netns", self.namespace)
         ip("-n", self.namespace, "link", "set", f"host{number}", "master", "bridge", "up")
-        ip("-n", host.namespace, "addr", "add", f"{host.ip}/24", "dev", "eth0")
-        ip("-n", host.namespace, "link", "set", "eth0", "up")
+        ip("-n", namespace, "addr", "add", f"{host.ip}/24", "dev", "eth0")
+        ip("-n", namespace, "link", "set", "eth0", "up")
         return host
 
     def stop(self) -> None:
-        """Delete every host's namespace and the bridge's (which takes this machine's veth with it). Processes
-        still running in a host keep its interfaces alive: stop them first."""
-        for host in self.hosts.values():
-            subprocess.run(["ip", "netns", "del", host.namespace], capture_output=True)
-        subprocess.run(["ip", "netns", "del", self.namespace], capture_output=True)
-        # A process still inside the bridge's namespace would keep the veth: remove it by name too.
+        """Delete this machine's veth to the bridge, every host's namespace and the bridge's. Processes still
+        running in a host keep its interfaces alive: stop them first."""
+        # At once, by name: a deleted namespace's interfaces go only when the kernel gets round to it.
         subprocess.run(["ip", "link", "del", self.local_link], capture_output=True)
+        for name in [f"{self.namespace}-{host}" for host in self.hosts] + [self.namespace]:
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
 @contextlib.contextmanager
