@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.cluster import redis_7_server
-from tests.netns import PREFIX, Host, ip, remove_stale_namespaces, skip_if_forbidden, started_network
+from tests.netns import PREFIX, Host, forbidden, ip, remove_stale_namespaces, skip_if_forbidden, started_network
 from tests.redis_server import RedisServer
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def namespaces_allowed() -> None:
     skip_if_forbidden()
 
@@ -32,6 +32,7 @@ def namespaces() -> set[str]:
     return {line.split()[0] for line in ip("netns", "list").splitlines() if line.strip()}
 
 
+@pytest.mark.usefixtures("namespaces_allowed")
 def test_hosts_reach_each_other_and_this_machine_reaches_them_by_address() -> None:
     with started_network("server", "client") as network:
         server = RedisServer(host=network.hosts["server"])
@@ -45,6 +46,7 @@ def test_hosts_reach_each_other_and_this_machine_reaches_them_by_address() -> No
             server.remove()
 
 
+@pytest.mark.usefixtures("namespaces_allowed")
 def test_a_host_cannot_reach_this_machines_loopback(make_redis: Callable[..., RedisServer]) -> None:
     local = make_redis()
     with started_network("alone") as network:
@@ -54,6 +56,7 @@ def test_a_host_cannot_reach_this_machines_loopback(make_redis: Callable[..., Re
         assert "Could not connect" in answer.stdout + answer.stderr
 
 
+@pytest.mark.usefixtures("namespaces_allowed")
 def test_a_process_with_its_own_tmp_shares_no_file_there() -> None:
     mark = f"cardroom-netns-{os.getpid()}"
     write_and_list = ["sh", "-c", f"touch /tmp/{mark} && ls /tmp"]
@@ -69,6 +72,7 @@ def test_a_process_with_its_own_tmp_shares_no_file_there() -> None:
         assert not Path(f"/tmp/{mark}").exists()
 
 
+@pytest.mark.usefixtures("namespaces_allowed")
 def test_leaving_the_network_deletes_its_namespaces_and_link() -> None:
     with started_network("a", "b") as network:
         made = {network.namespace, *(host.namespace for host in network.hosts.values())}
@@ -78,6 +82,7 @@ def test_leaving_the_network_deletes_its_namespaces_and_link() -> None:
     assert network.local_link not in ip("-o", "link", "show")
 
 
+@pytest.mark.usefixtures("namespaces_allowed")
 def test_namespaces_of_a_dead_run_are_removed_and_a_live_runs_kept() -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -91,3 +96,8 @@ def test_namespaces_of_a_dead_run_are_removed_and_a_live_runs_kept() -> None:
     finally:
         subprocess.run(["ip", "netns", "del", stale], capture_output=True)
         ip("netns", "del", live)
+
+
+def test_without_the_ip_program_namespaces_are_forbidden_and_the_reason_names_its_package(monkeypatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert forbidden() == "no `ip` program (Debian's package iproute2)"
