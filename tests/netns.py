@@ -20,6 +20,7 @@ import ipaddress
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,13 +87,17 @@ def skip_if_forbidden() -> None:
 
 
 def remove_stale_namespaces() -> list[str]:
-    """Delete the namespaces made here by a process that no longer runs; return their names."""
+    """Delete the namespaces made here by a process that no longer runs, after SIGKILLing what still runs in them
+    (the servers of a test run killed before its clean-up); return their names."""
     removed = []
     for line in ip("netns", "list").splitlines():
         name = line.split()[0] if line.strip() else ""
         pid = name.removeprefix(PREFIX).split("-")[0]
         if not name.startswith(PREFIX) or not pid.isdigit() or _running(int(pid)):
             continue
+        for left_over in ip("netns", "pids", name).split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(left_over), signal.SIGKILL)
         ip("netns", "del", name)
         removed.append(name)
     return removed

@@ -4,8 +4,10 @@ deleted afterwards, and those of a dead earlier run deleted by the next."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -83,17 +85,26 @@ def test_leaving_the_network_deletes_its_namespaces_and_link() -> None:
 
 
 @pytest.mark.usefixtures("namespaces_allowed")
-def test_namespaces_of_a_dead_run_are_removed_and_a_live_runs_kept() -> None:
+def test_namespaces_of_a_dead_run_are_removed_with_what_runs_in_them_and_a_live_runs_kept() -> None:
+    """A run killed before its clean-up leaves its hosts and their servers: the next run removes both."""
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     stale, live = f"{PREFIX}{dead.pid}-net0-web", f"{PREFIX}{os.getpid()}-stale-test"
     ip("netns", "add", stale)
     ip("netns", "add", live)
+    left_over = subprocess.Popen(Host("10.0.0.2", stale).command(["sleep", "600"]))
     try:
+        deadline = time.monotonic() + 10  # a hang guard: `ip netns exec` enters the namespace in milliseconds
+        while str(left_over.pid) not in ip("netns", "pids", stale).split():
+            assert time.monotonic() < deadline, "the left-over process never entered its namespace"
+            time.sleep(0.01)
         removed = remove_stale_namespaces()
         assert stale in removed and stale not in namespaces()
         assert live in namespaces()
+        assert left_over.wait(timeout=10) == -signal.SIGKILL
     finally:
+        left_over.kill()
+        left_over.wait()
         subprocess.run(["ip", "netns", "del", stale], capture_output=True)
         ip("netns", "del", live)
 
