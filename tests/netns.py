@@ -9,8 +9,8 @@ fails loudly if it tries. A process runs in a host by `ip netns exec` (`Host.com
 own; `LOCAL` stands for this machine's loopback, the default of every helper that takes a host.
 
 Namespace names carry PREFIX and the creating pid (runs in parallel never clash); `remove_stale_namespaces` deletes
-those whose process is gone (an earlier run killed before its cleanup). Needs root or CAP_NET_ADMIN and iproute2's
-`ip`: `skip_if_forbidden()` skips a test where namespaces cannot be made, saying why.
+those whose process is gone (an earlier run killed before its cleanup), with what still runs in them. Needs root or
+CAP_NET_ADMIN and iproute2's `ip`: `skip_if_forbidden()` skips a test where namespaces cannot be made, saying why.
 """
 
 from __future__ import annotations
