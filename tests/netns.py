@@ -129,7 +129,7 @@ def free_subnet() -> ipaddress.IPv4Network:
     for offset in range(65536):
         index = (start + offset) % 65536
         candidate = ipaddress.IPv4Network(f"10.{index >> 8}.{index & 255}.0/24")
-        if not any(candidate.overlaps(network) for network in used if network.prefixlen > 0):
+        if not any(candidate.overlaps(network) for network in used):
             return candidate
     raise RuntimeError("no free /24 in 10.0.0.0/8 for a test network")
 

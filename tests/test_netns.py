@@ -75,6 +75,15 @@ def test_a_process_with_its_own_tmp_shares_no_file_there() -> None:
 
 
 @pytest.mark.usefixtures("namespaces_allowed")
+def test_networks_at_the_same_time_get_subnets_of_their_own() -> None:
+    """Parallel runs (and one run's networks) each take a /24 that no route uses yet: this run's pid picks the same
+    first candidate for both here."""
+    with started_network("a") as first, started_network("b") as second:
+        assert not first.subnet.overlaps(second.subnet)
+        assert first.namespace != second.namespace and first.local_link != second.local_link
+
+
+@pytest.mark.usefixtures("namespaces_allowed")
 def test_leaving_the_network_deletes_its_namespaces_and_link() -> None:
     with started_network("a", "b") as network:
         made = {network.namespace, *(host.namespace for host in network.hosts.values())}
