@@ -65,15 +65,18 @@ class RedisServer:
                                "--save", "", *self.options]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        client = redis.Redis(host=self.host.ip, port=self.port, password=self.password, socket_connect_timeout=0.2)
-        for _ in range(200):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.05)
+        # Closed on the way out: after a refused ping the client is in a reference cycle, and its socket would stay
+        # open until a garbage collection (then a ResourceWarning).
+        with redis.Redis(host=self.host.ip, port=self.port, password=self.password,
+                         socket_connect_timeout=0.2) as client:
+            for _ in range(200):
+                try:
+                    client.ping()
+                    return
+                except redis.ConnectionError:
+                    if self.process.poll() is not None:
+                        break
+                    time.sleep(0.05)
         raise RuntimeError(f"redis-server on port {self.port} did not start")
 
     def kill(self) -> None:
