@@ -4,7 +4,8 @@ own (`RQ_REDIS_URL`).
 
 Twice: all on this machine's loopback ("loopback"), then each part on hosts of its own ("hosts", tests/netns.py:
 network namespaces on a bridge, loopback DOWN in each), six cluster nodes, the queue's Redis, two web hosts and one
-worker host, which shows that no part reaches another through loopback."""
+worker host, each web server and worker with a /tmp of its own, which shows that no part reaches another through
+loopback or a temporary file."""
 
 from __future__ import annotations
 
