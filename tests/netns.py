@@ -5,8 +5,8 @@ A `Network` is a bridge in a namespace of its own (a switch) on a /24 of 10.0.0.
 uses yet; this machine's own namespace (where pytest runs) joins it at .1 by a veth pair, so a test talks to every
 host by its address. Each `Host` is a namespace with one veth to the bridge and its own address (.2 and up); its
 loopback stays DOWN, so a process in it cannot reach anything at 127.0.0.1, neither its own nor this machine's, and
-fails loudly if it tries. A process runs in a host by `ip netns exec` (`Host.command`), optionally with a /tmp of its
-own; `LOCAL` stands for this machine's loopback, the default of every helper that takes a host.
+fails loudly if it tries. A process runs in a host by `ip netns exec` (`Host.command`); `LOCAL` stands for this
+machine's loopback, the default of every helper that takes a host. The hosts share this machine's file system.
 
 Namespace names carry PREFIX and the creating pid (runs in parallel never clash); `remove_stale_namespaces` deletes
 those whose process is gone (an earlier run killed before its cleanup), with what still runs in them. Needs root or
@@ -39,17 +39,9 @@ class Host:
     ip: str
     namespace: str | None = None
 
-    def command(self, argv: list[str], own_tmp: bool = False) -> list[str]:
-        """`argv` as run in this host: prefixed by `ip netns exec <namespace>` (which execs it: same pid).
-
-        `own_tmp` (in a namespace only) gives the process and its children a new, empty /tmp: a tmpfs mounted in the
-        mount namespace that `ip netns exec` makes for it, seen by no other process, gone with it. So processes
-        that could only meet through temporary files (a web server and a worker) do not.
-        """
-        if self.namespace is None:
-            return argv
-        inside = ["sh", "-c", 'mount -t tmpfs cardroom-tmp /tmp && exec "$@"', "sh"] if own_tmp else []
-        return ["ip", "netns", "exec", self.namespace, *inside, *argv]
+    def command(self, argv: list[str]) -> list[str]:
+        """`argv` as run in this host: prefixed by `ip netns exec <namespace>` (which execs it: same pid)."""
+        return argv if self.namespace is None else ["ip", "netns", "exec", self.namespace, *argv]
 
 
 LOCAL = Host("127.0.0.1")

@@ -59,22 +59,6 @@ def test_a_host_cannot_reach_this_machines_loopback(make_redis: Callable[..., Re
 
 
 @pytest.mark.usefixtures("namespaces_allowed")
-def test_a_process_with_its_own_tmp_shares_no_file_there() -> None:
-    mark = f"cardroom-netns-{os.getpid()}"
-    write_and_list = ["sh", "-c", f"touch /tmp/{mark} && ls /tmp"]
-    with started_network("a") as network:
-        host = network.hosts["a"]
-        shared = subprocess.run(host.command(write_and_list), capture_output=True, text=True, check=True)
-        try:
-            assert mark in shared.stdout.split() and Path(f"/tmp/{mark}").exists()
-        finally:
-            Path(f"/tmp/{mark}").unlink()
-        own = subprocess.run(host.command(write_and_list, own_tmp=True), capture_output=True, text=True, check=True)
-        assert own.stdout.split() == [mark]  # an empty /tmp but for its own file
-        assert not Path(f"/tmp/{mark}").exists()
-
-
-@pytest.mark.usefixtures("namespaces_allowed")
 def test_networks_at_the_same_time_get_subnets_of_their_own() -> None:
     """Parallel runs (and one run's networks) each take a /24 that no route uses yet: this run's pid picks the same
     first candidate for both here."""

@@ -151,12 +151,16 @@ def start_process(
     stack: Stack, name: str, command: list[str], environment: dict[str, str] | None = None, host: Host = LOCAL
 ) -> subprocess.Popen[bytes]:
     """Start one more process of the stack (its environment with `environment`'s changes, output to
-    `stack.logs[name]`) in `host` (tests/netns.py; there with a /tmp of its own: it shares no file with another part
-    but the code), in a process group of its own, so that a test can kill a worker together with its work horse
+    `stack.logs[name]`) in `host` (tests/netns.py; there with a temporary directory of its own, `TMPDIR`, under
+    `stack.log_dir`), in a process group of its own, so that a test can kill a worker together with its work horse
     and scheduler, like a lost pod."""
     stack.logs[name] = stack.log_dir / f"{name}.log"
+    if host != LOCAL:
+        # Parts on different hosts must not meet through temporary files, nor two processes of one host.
+        environment = {"TMPDIR": str(stack.log_dir / f"{name}.tmp"), **(environment or {})}
+        Path(environment["TMPDIR"]).mkdir(exist_ok=True)
     with open(stack.logs[name], "wb") as log:
-        process = subprocess.Popen(host.command(command, own_tmp=True), cwd=stack.source,
+        process = subprocess.Popen(host.command(command), cwd=stack.source,
                                    env={**stack.environment, **(environment or {})},
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     stack.processes.append(process)

@@ -4,8 +4,8 @@ own (`RQ_REDIS_URL`).
 
 Twice: all on this machine's loopback ("loopback"), then each part on hosts of its own ("hosts", tests/netns.py:
 network namespaces on a bridge, loopback DOWN in each), six cluster nodes, the queue's Redis, two web hosts and one
-worker host, each web server and worker with a /tmp of its own, which shows that no part reaches another through
-loopback or a temporary file."""
+worker host, each web server and worker with a temporary directory of its own, which shows that no part reaches
+another through loopback or a temporary file."""
 
 from __future__ import annotations
 
@@ -76,20 +76,27 @@ def stack_on_hosts() -> Iterator[Stack]:
 
 
 def test_each_part_runs_where_it_should(stack: Stack, request: pytest.FixtureRequest) -> None:
-    """On loopback every process shares this machine's network namespace and /tmp; on hosts each web server has a
-    network namespace of its own and the two workers share a third (their processes' /proc/<pid>/ns/net), and each
-    process has a /tmp of its own (the file system behind /proc/<pid>/root/tmp)."""
+    """On loopback every process shares this machine's network namespace and temporary directory; on hosts each web
+    server has a network namespace of its own and the two workers share a third (their processes'
+    /proc/<pid>/ns/net), and each process has a temporary directory of its own (`TMPDIR` in /proc/<pid>/environ)."""
     processes = dict(zip(stack.logs, stack.processes, strict=True))
     where = {name: os.stat(f"/proc/{process.pid}/ns/net").st_ino for name, process in processes.items()}
-    tmp = [os.stat(f"/proc/{process.pid}/root/tmp").st_dev for process in processes.values()]
+    temporary = [temporary_directory(process.pid) for process in processes.values()]
     own = os.stat("/proc/self/ns/net").st_ino
     if request.node.callspec.params["stack"] == "loopback":
         assert set(where.values()) == {own}
-        assert set(tmp) == {os.stat("/tmp").st_dev}
+        assert set(temporary) == {os.environ.get("TMPDIR")}
     else:
         assert len({own, where["gunicorn"], where["gunicorn-1"], where["worker-0"]}) == 4
         assert where["worker-1"] == where["worker-0"]
-        assert len({os.stat("/tmp").st_dev, *tmp}) == len(processes) + 1
+        assert len(set(temporary)) == len(processes) and os.environ.get("TMPDIR") not in temporary
+
+
+def temporary_directory(pid: int) -> str | None:
+    """The `TMPDIR` a process started with, if any."""
+    settings = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    found = [setting[len(b"TMPDIR="):].decode() for setting in settings if setting.startswith(b"TMPDIR=")]
+    return found[0] if found else None
 
 
 class Answer:
