@@ -3,7 +3,8 @@
 Each node is a `RedisServer` (tests/redis_server.py: its own temporary directory, append-only file) started with
 `--cluster-enabled yes`; `redis-cli --cluster create ... --cluster-replicas 1` joins them. `LocalCluster.start`
 returns once every node reports `cluster_state:ok`, knows all six, and every replica's link to its primary is
-up. A cluster's keys are spread over its primaries: `delete_keys` scans each of them.
+up. A cluster's keys are spread over its primaries: `delete_keys` scans each of them. A failover test kills a
+primary (`primary_of`, `replica_of`, `RedisServer.kill`) and waits for its replica's promotion (`is_primary`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import redis
 from redis.cluster import RedisCluster
+from redis.crc import key_slot
 
 from tests.redis_server import RedisServer
 
@@ -71,23 +74,27 @@ def free_cluster_port(taken: set[int]) -> int:
 class ClusterNode(RedisServer):
     """One node of a `LocalCluster`: a `RedisServer` on a port whose cluster bus port is free."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, options: Sequence[str] = ()) -> None:
         super().__init__(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                          "--cluster-node-timeout", "2000"])
+                          "--cluster-node-timeout", "2000", *options])
         self.port = port
         self.binary = redis_7_server()
 
 
 class LocalCluster:
-    """Six `ClusterNode`s made one Redis Cluster with one replica per primary."""
+    """Six `ClusterNode`s made one Redis Cluster with one replica per primary.
 
-    def __init__(self) -> None:
+    `options` are extra settings of every node, later ones winning, e.g. `["--cluster-require-full-coverage", "no"]`
+    (the other shards keep serving while one has no primary).
+    """
+
+    def __init__(self, options: Sequence[str] = ()) -> None:
         ports: set[int] = set()
         self.nodes: list[ClusterNode] = []
         for _ in range(NODES):
             port = free_cluster_port(ports)
             ports.add(port)
-            self.nodes.append(ClusterNode(port))
+            self.nodes.append(ClusterNode(port, options))
 
     @property
     def url(self) -> str:
@@ -136,6 +143,48 @@ class LocalCluster:
         """A client of each node that is a primary now."""
         clients = [node.client() for node in self.nodes]
         return [client for client in clients if client.info("replication")["role"] == "master"]
+
+    def live_nodes(self) -> list[ClusterNode]:
+        """The nodes whose process runs (a killed one's does not)."""
+        return [node for node in self.nodes if node.process is not None and node.process.poll() is None]
+
+    def slot_map(self) -> list[tuple[int, int, ClusterNode]]:
+        """`(first slot, last slot, primary)` of each slot range, as a live node's `CLUSTER SLOTS` says now."""
+        with self.live_nodes()[0].client() as client:
+            ranges = client.cluster("slots")
+        nodes = {node.port: node for node in self.nodes}
+        return [(first, last, nodes[int(primary[1])]) for first, last, primary, *_ in ranges]
+
+    def primary_of(self, key: str) -> ClusterNode:
+        """The node that serves `key`'s hash slot now (`slot_map`).
+
+        Raises:
+            LookupError: the slot has no primary (e.g. during a failover, with full coverage not required).
+        """
+        slot = key_slot(key.encode())
+        for first, last, primary in self.slot_map():
+            if first <= slot <= last:
+                return primary
+        raise LookupError(f"slot {slot} of {key!r} has no primary")
+
+    def replica_of(self, primary: ClusterNode) -> ClusterNode:
+        """The live node that replicates `primary` now.
+
+        Raises:
+            LookupError: none does.
+        """
+        for node in self.live_nodes():
+            with node.client() as client:
+                replication = client.info("replication")
+            if replication["role"] == "slave" and replication.get("master_port") == primary.port:
+                return node
+        raise LookupError(f"no node replicates the one on port {primary.port}")
+
+    @staticmethod
+    def is_primary(node: ClusterNode) -> bool:
+        """Whether `node` is a primary now (a replica is, once promoted)."""
+        with node.client() as client:
+            return client.info("replication")["role"] == "master"
 
     def stop(self) -> None:
         """Stop every node and delete its directory."""
