@@ -18,8 +18,9 @@ from redis.cluster import key_slot
 
 from service import config
 from service.app import create_app
+from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
-from service.store import GameStore, script_sources
+from service.store import STORE_ERRORS, GameStore, script_sources
 from tests.cluster import LocalCluster
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port
@@ -29,6 +30,8 @@ from worker import jobs
 
 WAKE_SECONDS = 10.0
 """A hang guard: a published version wakes its waiter within milliseconds."""
+PROMOTION_SECONDS = 60.0
+"""A hang guard: a killed primary's replica is promoted after about two node timeouts (2 s each, tests/cluster.py)."""
 
 
 @pytest.fixture
@@ -204,3 +207,46 @@ def test_the_rate_limit_sync_outlives_a_cluster_that_cannot_be_reached() -> None
     assert counts.hit("address:127.0.0.1:5/1:0", 1, time.time() + 1) == 1
     assert tries.acquire(timeout=WAKE_SECONDS) and tries.acquire(timeout=WAKE_SECONDS), "the sync stopped"
     assert counts.hit("address:127.0.0.1:5/1:0", 1, time.time() + 1) == 2  # its own hits are still counted
+
+
+def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_cluster: LocalCluster) -> None:
+    """The dispatcher's pub/sub client routes SSUBSCRIBE by its own slot map, which nothing else refreshes: after a
+    primary was killed and its replica promoted, every wait on that shard's games kept trying the dead node
+    (ConnectionError, a 503 for every long-poll, for good). A failed SSUBSCRIBE now reads the slot map again."""
+    settings = config.redis_settings() | {"REDIS_CLUSTER_URL": failover_cluster.url}
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    dispatcher = Dispatcher(config.pubsub_client(settings), lambda game_id: f"{prefix}:{{{game_id}}}:version", 10)
+    writer = config.cluster_client(failover_cluster.url)
+    version_key = f"{prefix}:{{g}}:game"
+    primary = failover_cluster.primary_of(version_key)
+    replica = failover_cluster.replica_of(primary)
+
+    def read_version() -> int:
+        return int(writer.get(version_key) or 0)
+
+    try:
+        assert dispatcher.wait("g", -1, WAKE_SECONDS, read_version) == 0  # subscribed on `primary`
+        primary.kill()
+        guard = time.monotonic() + PROMOTION_SECONDS
+        while not failover_cluster.is_primary(replica):
+            assert time.monotonic() < guard, "the replica was not promoted"
+            time.sleep(0.05)
+        while True:  # as a client retries after a 503, until the dispatcher subscribes on the promoted replica
+            assert time.monotonic() < guard, "no wait could subscribe since the promotion"
+            try:
+                if dispatcher.wait("g", -1, 1.0, read_version) == 0:
+                    break
+            except STORE_ERRORS:
+                time.sleep(0.1)
+        woken: list[int | None] = []
+        waiter = threading.Thread(target=lambda: woken.append(dispatcher.wait("g", 0, WAKE_SECONDS, read_version)))
+        waiter.start()
+        while waiter.is_alive() and time.monotonic() < guard:  # until the waiter subscribed and saw the write
+            writer.set(version_key, 1)
+            writer.spublish(f"{prefix}:{{g}}:version", 1)
+            waiter.join(0.1)
+        assert woken == [1]
+    finally:
+        dispatcher.close()
+        writer.delete(version_key)
+        writer.close()
