@@ -20,7 +20,7 @@ from service import config
 from service.app import create_app
 from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
-from service.store import STORE_ERRORS, GameStore, script_sources
+from service.store import STORE_ERRORS, GameStore, is_outage, script_sources
 from tests.cluster import LocalCluster
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port
@@ -250,3 +250,34 @@ def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_clu
         dispatcher.close()
         writer.delete(version_key)
         writer.close()
+
+
+def cannot_connect() -> redis.exceptions.RedisClusterException:
+    """redis-py's error when no node of the cluster answers, caused by the last node's connection error."""
+    try:
+        raise redis.exceptions.RedisClusterException("Redis Cluster cannot be connected") from redis.ConnectionError()
+    except redis.exceptions.RedisClusterException as error:
+        return error
+
+
+@pytest.mark.parametrize("error", [
+    redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"),
+    redis.exceptions.MasterDownError("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is no"),
+    redis.exceptions.TryAgainError("TRYAGAIN Multiple keys request during rehashing of slot"),
+    redis.exceptions.SlotNotCoveredError("slot 42 is not covered by the cluster"),
+    cannot_connect(),
+], ids=lambda error: type(error).__name__)
+def test_a_cluster_failing_over_is_an_outage_a_worker_waits_out(error: Exception) -> None:
+    """`is_outage` counted only connection errors and timeouts: a worker's job met CLUSTERDOWN (a slot without a
+    primary) during a failover and died of it instead of trying again once the replica was promoted."""
+    assert is_outage(error)
+
+
+@pytest.mark.parametrize("error", [
+    redis.exceptions.RedisClusterException("Keys in request don't hash to the same slot"),
+    redis.exceptions.ResponseError("ERR unknown command"),
+    redis.AuthenticationError("invalid username-password pair"),
+], ids=lambda error: type(error).__name__)
+def test_a_bug_or_a_misconfiguration_on_a_cluster_is_no_outage(error: Exception) -> None:
+    """Waiting would hide them: the job fails (and its fallback moves)."""
+    assert not is_outage(error)
