@@ -4,7 +4,7 @@ Each node is a `RedisServer` (tests/redis_server.py: its own temporary directory
 `--cluster-enabled yes`; `redis-cli --cluster create ... --cluster-replicas 1` joins them. `LocalCluster.start`
 returns once every node reports `cluster_state:ok`, knows all six, and every replica's link to its primary is
 up. A cluster's keys are spread over its primaries: `delete_keys` scans each of them. A failover test kills a
-primary (`primary_of`, `replica_of`, `RedisServer.kill`) and waits for its replica's promotion (`is_primary`).
+primary (`primary_of`, `replica_of`, `RedisServer.kill`) and waits for its replica's promotion (`wait_until_primary`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from tests.redis_server import RedisServer
 NODES = 6
 START_SECONDS = 60.0
 """Hang guard of a cluster's start: six servers and the slot assignment take about two seconds on an idle machine."""
+PROMOTION_SECONDS = 60.0
+"""Hang guard of a replica's promotion once its primary died: about two node timeouts (2 s each) on an idle machine."""
 CLUSTER_BUS_OFFSET = 10000
 """A cluster node also listens on its port + 10000 (the cluster bus), which must be free too."""
 
@@ -185,6 +187,18 @@ class LocalCluster:
         """Whether `node` is a primary now (a replica is, once promoted)."""
         with node.client() as client:
             return client.info("replication")["role"] == "master"
+
+    def wait_until_primary(self, node: ClusterNode) -> None:
+        """Return once `node` is a primary: a replica promoted after its primary died.
+
+        Raises:
+            RuntimeError: it was not within PROMOTION_SECONDS.
+        """
+        deadline = time.monotonic() + PROMOTION_SECONDS
+        while not self.is_primary(node):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica on port {node.port} was not promoted")
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """Stop every node and delete its directory."""

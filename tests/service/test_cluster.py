@@ -21,7 +21,7 @@ from service.app import create_app
 from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
 from service.store import STORE_ERRORS, GameStore, is_outage, script_sources
-from tests.cluster import LocalCluster
+from tests.cluster import PROMOTION_SECONDS, LocalCluster
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port
 from tests.service.conftest import Api
@@ -30,8 +30,6 @@ from worker import jobs
 
 WAKE_SECONDS = 10.0
 """A hang guard: a published version wakes its waiter within milliseconds."""
-PROMOTION_SECONDS = 60.0
-"""A hang guard: a killed primary's replica is promoted after about two node timeouts (2 s each, tests/cluster.py)."""
 
 
 @pytest.fixture
@@ -215,9 +213,10 @@ def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_clu
     (ConnectionError, a 503 for every long-poll, for good). A failed SSUBSCRIBE now reads the slot map again."""
     settings = config.redis_settings() | {"REDIS_CLUSTER_URL": failover_cluster.url}
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    dispatcher = Dispatcher(config.pubsub_client(settings), lambda game_id: f"{prefix}:{{{game_id}}}:version", 10)
-    writer = config.cluster_client(failover_cluster.url)
-    version_key = f"{prefix}:{{g}}:game"
+    store = GameStore(config.cluster_client(failover_cluster.url), prefix)
+    dispatcher = Dispatcher(config.pubsub_client(settings), store.channel, 10)
+    writer = store.client
+    version_key = f"{prefix}:{{g}}:version-of-g"
     primary = failover_cluster.primary_of(version_key)
     replica = failover_cluster.replica_of(primary)
 
@@ -227,10 +226,8 @@ def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_clu
     try:
         assert dispatcher.wait("g", -1, WAKE_SECONDS, read_version) == 0  # subscribed on `primary`
         primary.kill()
+        failover_cluster.wait_until_primary(replica)
         guard = time.monotonic() + PROMOTION_SECONDS
-        while not failover_cluster.is_primary(replica):
-            assert time.monotonic() < guard, "the replica was not promoted"
-            time.sleep(0.05)
         while True:  # as a client retries after a 503, until the dispatcher subscribes on the promoted replica
             assert time.monotonic() < guard, "no wait could subscribe since the promotion"
             try:
@@ -243,7 +240,7 @@ def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_clu
         waiter.start()
         while waiter.is_alive() and time.monotonic() < guard:  # until the waiter subscribed and saw the write
             writer.set(version_key, 1)
-            writer.spublish(f"{prefix}:{{g}}:version", 1)
+            writer.spublish(store.channel("g"), 1)
             waiter.join(0.1)
         assert woken == [1]
     finally:
