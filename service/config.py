@@ -145,33 +145,30 @@ def _connection_settings() -> dict[str, object]:
     }
 
 
-def cluster_client(urls: str, wait_out_outages: bool = False, **overrides: object):  # noqa: ANN201 - RedisCluster
+def cluster_client(urls: str, **overrides: object):  # noqa: ANN201 - RedisCluster
     """A bytes redis-py `redis.cluster.RedisCluster` (redis-py's own cluster client) seeded by `urls`.
 
     `urls` are one or more comma-separated node URLs of one cluster (`REDIS_CLUSTER_URL`); the first one's
     credentials and TLS settings (`rediss://`, `?ssl_ca_certs=`) serve every node, `REDIS_PASSWORD` when it holds
     none. The client learns the other nodes from them, routes each command to the primary of its key's hash slot
-    and follows MOVED and ASK redirections. Each node's pool is bounded as `redis_client`'s. The web server's
-    client retries a command once after a lost connection (with the slot map read again: a failed-over primary);
-    a worker's (`wait_out_outages`) up to `CLUSTER_OUTAGE_RETRIES` times with a backoff capped at
-    `OUTAGE_BACKOFF_CAP_SECONDS`. `overrides` replace these settings (`pubsub_client`).
+    and follows MOVED and ASK redirections. Each node's pool is bounded as `redis_client`'s. A command is retried
+    once after a lost connection (with the slot map read again: a failed-over primary). redis-py's cluster client
+    retries without pausing, so more retries would not outlast a failover, which takes seconds: a worker's jobs
+    wait one out themselves (worker/jobs.py `outlasting`). `overrides` replace these settings (`pubsub_client`).
 
     Raises:
         redis.exceptions.RedisClusterException: no seed node answered with a cluster that covers every slot.
     """
     import redis
-    from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+    from redis.backoff import NoBackoff
     from redis.cluster import ClusterNode, RedisCluster
     from redis.retry import Retry
 
     first, *others = [url.strip() for url in urls.split(",") if url.strip()]
     seeds = [ClusterNode(parsed.hostname, parsed.port or 6379) for parsed in map(urllib.parse.urlsplit, others)]
-    if wait_out_outages:
-        retry = Retry(ExponentialWithJitterBackoff(cap=OUTAGE_BACKOFF_CAP_SECONDS, base=0.05), CLUSTER_OUTAGE_RETRIES)
-    else:
-        retry = Retry(NoBackoff(), 1)
     settings: dict[str, Any] = {
-        **_connection_settings(), "retry": retry, "connection_pool_class": redis.BlockingConnectionPool, **overrides,
+        **_connection_settings(), "retry": Retry(NoBackoff(), 1), "connection_pool_class": redis.BlockingConnectionPool,
+        **overrides,
     }
     return RedisCluster(url=first, startup_nodes=seeds, **settings)
 
@@ -179,11 +176,14 @@ def cluster_client(urls: str, wait_out_outages: bool = False, **overrides: objec
 def game_client(settings: dict[str, Any], wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis or RedisCluster
     """The client of the game state (`redis_settings`): the cluster at `REDIS_CLUSTER_URL`, else `REDIS_URL`'s Redis.
 
+    `wait_out_outages` (a worker's) holds for a single Redis (`redis_client`); on a cluster a worker's jobs wait
+    out a failover themselves (`cluster_client`).
+
     Raises:
         redis.exceptions.RedisClusterException: the cluster's seed nodes do not answer (`cluster_client`).
     """
     if settings["REDIS_CLUSTER_URL"]:
-        return cluster_client(settings["REDIS_CLUSTER_URL"], wait_out_outages)
+        return cluster_client(settings["REDIS_CLUSTER_URL"])
     return redis_client(settings["REDIS_URL"], wait_out_outages)
 
 
@@ -222,9 +222,6 @@ def pubsub_client(settings: dict[str, Any]):  # noqa: ANN201 - redis.Redis or Re
 OUTAGE_BACKOFF_CAP_SECONDS = 1.0
 """The longest pause between two tries of a worker's Redis command during an outage: it resumes within about a
 second of Redis coming back, and a refused connection costs Redis nothing."""
-CLUSTER_OUTAGE_RETRIES = 120
-"""How often a worker's command to a Redis Cluster is tried again (about two minutes at the backoff's cap): redis-py's
-cluster client counts its retries, so it cannot wait out an outage of any length as `UntilRedisAnswers` does."""
 
 
 def lifetimes() -> dict[str, Any]:

@@ -23,6 +23,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import redis
 from redis.cluster import RedisCluster
@@ -260,10 +261,17 @@ class Dispatcher:
                 self._subscribe(pubsub, [watch.channel for watch in wanted])
 
     def _subscribe(self, pubsub: redis.client.PubSub, channels: list[bytes]) -> None:
-        if self.sharded:
-            pubsub.ssubscribe(*channels)
-        else:
+        if not self.sharded:
             pubsub.subscribe(*channels)
+            return
+        try:
+            pubsub.ssubscribe(*channels)
+        except (redis.ConnectionError, redis.TimeoutError):
+            # The node of a channel's slot does not answer: its primary may have failed over. redis-py's
+            # ClusterPubSub routes by this client's slot map, which only this client's own commands would read
+            # again (it sends none): read it now, so that the next try subscribes on the promoted replica.
+            cast(RedisCluster, self.client).nodes_manager.initialize()
+            raise
 
     def _next_message(self, pubsub: redis.client.PubSub) -> dict | None:
         """The next message or subscription reply, None after a while without one; sharded kinds named as plain."""
@@ -272,7 +280,12 @@ class Dispatcher:
         if not pubsub.node_pubsub_mapping:  # type: ignore[attr-defined]
             time.sleep(SHARD_POLL_SECONDS)  # no channel subscribed: get_sharded_message would return at once
             return None
-        message = pubsub.get_sharded_message(timeout=SHARD_POLL_SECONDS)  # type: ignore[attr-defined]
+        try:
+            message = pubsub.get_sharded_message(timeout=SHARD_POLL_SECONDS)  # type: ignore[attr-defined]
+        except StopIteration:
+            # redis-py's ClusterPubSub reads its nodes through one generator, which ends for good once it finds no
+            # node connection (its own reconciliation after a slot map change dropped a dead node's): start afresh.
+            raise redis.ConnectionError("the cluster pub/sub has no node connection left") from None
         if message is not None:
             message["type"] = _SHARDED_KINDS.get(message["type"], message["type"])
         return message

@@ -41,6 +41,7 @@ from typing import Any, cast
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.cluster import RedisCluster
+from redis.exceptions import ClusterDownError, SlotNotCoveredError, TryAgainError
 from redis.retry import Retry
 
 log = logging.getLogger(__name__)
@@ -125,11 +126,17 @@ def is_out_of_memory(error: BaseException) -> bool:
 def is_outage(error: BaseException) -> bool:
     """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full.
 
-    Refused credentials are a ConnectionError too, but no outage: waiting would hide the misconfiguration.
+    On a Redis Cluster also a slot without a primary during a failover (CLUSTERDOWN, MASTERDOWN, TRYAGAIN, a slot
+    not covered) and no node answering (redis-py's "Redis Cluster cannot be connected", caused by an outage).
+    Refused credentials are a ConnectionError too, but no outage: waiting would hide the misconfiguration; nor is
+    a cross-slot command (a `RedisClusterException` of its own: a bug).
     """
     if isinstance(error, redis.AuthenticationError | redis.exceptions.AuthorizationError):
         return False
-    return isinstance(error, redis.ConnectionError | redis.TimeoutError) or is_out_of_memory(error)
+    if isinstance(error, redis.exceptions.RedisClusterException) and not isinstance(error, SlotNotCoveredError):
+        return error.__cause__ is not None and is_outage(error.__cause__)
+    return isinstance(error, redis.ConnectionError | redis.TimeoutError | ClusterDownError | TryAgainError
+                      | SlotNotCoveredError) or is_out_of_memory(error)
 
 
 class UntilRedisAnswers(Retry):

@@ -4,7 +4,8 @@ each on a test host of its own (tests/netns.py), announcing that host's address 
 Each node is a `RedisServer` (tests/redis_server.py: its own temporary directory, append-only file) started with
 `--cluster-enabled yes`; `redis-cli --cluster create ... --cluster-replicas 1` joins them. `LocalCluster.start`
 returns once every node reports `cluster_state:ok`, knows all six, and every replica's link to its primary is
-up. A cluster's keys are spread over its primaries: `delete_keys` scans each of them.
+up. A cluster's keys are spread over its primaries: `delete_keys` scans each of them. A failover test kills a
+primary (`primary_of`, `replica_of`, `RedisServer.kill`) and waits for its replica's promotion (`wait_until_primary`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import redis
 from redis.cluster import RedisCluster
+from redis.crc import key_slot
 
 from tests.netns import LOCAL, Host
 from tests.redis_server import RedisServer
@@ -26,6 +29,8 @@ from tests.redis_server import RedisServer
 NODES = 6
 START_SECONDS = 60.0
 """Hang guard of a cluster's start: six servers and the slot assignment take about two seconds on an idle machine."""
+PROMOTION_SECONDS = 60.0
+"""Hang guard of a replica's promotion once its primary died: about two node timeouts (2 s each) on an idle machine."""
 CLUSTER_BUS_OFFSET = 10000
 """A cluster node also listens on its port + 10000 (the cluster bus), which must be free too."""
 
@@ -73,24 +78,28 @@ def free_cluster_port(taken: set[int]) -> int:
 class ClusterNode(RedisServer):
     """One node of a `LocalCluster`: a `RedisServer` on a port whose cluster bus port is free, in `host`."""
 
-    def __init__(self, port: int, host: Host = LOCAL) -> None:
+    def __init__(self, port: int, host: Host = LOCAL, options: Sequence[str] = ()) -> None:
         super().__init__(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                          "--cluster-node-timeout", "2000", "--cluster-announce-ip", host.ip], host)
+                          "--cluster-node-timeout", "2000", "--cluster-announce-ip", host.ip, *options], host)
         self.port = port
         self.binary = redis_7_server()
 
 
 class LocalCluster:
-    """Six `ClusterNode`s made one Redis Cluster with one replica per primary; `hosts` (six, default all on this
-    machine's loopback) are where the nodes run."""
+    """Six `ClusterNode`s made one Redis Cluster with one replica per primary.
 
-    def __init__(self, hosts: list[Host] | None = None) -> None:
+    `hosts` (six, default all on this machine's loopback) are where the nodes run. `options` are extra settings of
+    every node, later ones winning, e.g. `["--cluster-require-full-coverage", "no"]` (the other shards keep serving
+    while one has no primary).
+    """
+
+    def __init__(self, hosts: list[Host] | None = None, options: Sequence[str] = ()) -> None:
         ports: set[int] = set()
         self.nodes: list[ClusterNode] = []
         for host in hosts or [LOCAL] * NODES:
             port = free_cluster_port(ports)
             ports.add(port)
-            self.nodes.append(ClusterNode(port, host))
+            self.nodes.append(ClusterNode(port, host, options))
 
     @property
     def url(self) -> str:
@@ -139,6 +148,60 @@ class LocalCluster:
         """A client of each node that is a primary now."""
         clients = [node.client() for node in self.nodes]
         return [client for client in clients if client.info("replication")["role"] == "master"]
+
+    def live_nodes(self) -> list[ClusterNode]:
+        """The nodes whose process runs (a killed one's does not)."""
+        return [node for node in self.nodes if node.process is not None and node.process.poll() is None]
+
+    def slot_map(self) -> list[tuple[int, int, ClusterNode]]:
+        """`(first slot, last slot, primary)` of each slot range, as a live node's `CLUSTER SLOTS` says now."""
+        with self.live_nodes()[0].client() as client:
+            ranges = client.cluster("slots")
+        nodes = {node.port: node for node in self.nodes}
+        return [(first, last, nodes[int(primary[1])]) for first, last, primary, *_ in ranges]
+
+    def primary_of(self, key: str) -> ClusterNode:
+        """The node that serves `key`'s hash slot now (`slot_map`).
+
+        Raises:
+            LookupError: the slot has no primary (e.g. during a failover, with full coverage not required).
+        """
+        slot = key_slot(key.encode())
+        for first, last, primary in self.slot_map():
+            if first <= slot <= last:
+                return primary
+        raise LookupError(f"slot {slot} of {key!r} has no primary")
+
+    def replica_of(self, primary: ClusterNode) -> ClusterNode:
+        """The live node that replicates `primary` now.
+
+        Raises:
+            LookupError: none does.
+        """
+        for node in self.live_nodes():
+            with node.client() as client:
+                replication = client.info("replication")
+            if replication["role"] == "slave" and replication.get("master_port") == primary.port:
+                return node
+        raise LookupError(f"no node replicates the one on port {primary.port}")
+
+    @staticmethod
+    def is_primary(node: ClusterNode) -> bool:
+        """Whether `node` is a primary now (a replica is, once promoted)."""
+        with node.client() as client:
+            return client.info("replication")["role"] == "master"
+
+    def wait_until_primary(self, node: ClusterNode) -> None:
+        """Return once `node` is a primary: a replica promoted after its primary died.
+
+        Raises:
+            RuntimeError: it was not within PROMOTION_SECONDS.
+        """
+        deadline = time.monotonic() + PROMOTION_SECONDS
+        while not self.is_primary(node):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica on port {node.port} was not promoted")
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """Stop every node and delete its directory."""

@@ -92,6 +92,18 @@ def redis_cluster() -> Iterator[LocalCluster]:
         cluster.stop()
 
 
+@pytest.fixture
+def failover_cluster() -> Iterator[LocalCluster]:
+    """A Redis Cluster of the test's own, to kill a primary of: its other shards keep serving meanwhile
+    (`cluster-require-full-coverage no`); stopped after the test."""
+    cluster = LocalCluster(options=["--cluster-require-full-coverage", "no"])
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
 @pytest.fixture(scope="session")
 def queue_redis() -> Iterator[RedisServer]:
     """A plain redis-server of the session's own for RQ beside `redis_cluster` (`RQ_REDIS_URL`); removed at the end."""

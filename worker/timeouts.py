@@ -24,7 +24,7 @@ from service import clocks
 from service.store import GameRecord, GameStore, VersionConflict
 from service.turns import MAX_REVIVES, job_is_live, make_queue, play
 from service.views import ai_seat_view
-from worker.jobs import current_game, fallback_move
+from worker.jobs import current_game, fallback_move, outlasting
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ the sweep enqueues it itself: the worker holding the scheduler's lock may have d
 take the lock only a minute later."""
 
 
+@outlasting
 def play_timeout(key_prefix: str, game_id: str, expected_version: int, seat: int) -> str:
     """Time `seat` out in game `game_id` (under `key_prefix`) if the game is still at `expected_version`.
 

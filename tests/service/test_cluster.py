@@ -18,9 +18,10 @@ from redis.cluster import key_slot
 
 from service import config
 from service.app import create_app
+from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
-from service.store import GameStore, script_sources
-from tests.cluster import LocalCluster
+from service.store import STORE_ERRORS, GameStore, is_outage, script_sources
+from tests.cluster import PROMOTION_SECONDS, LocalCluster
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port
 from tests.service.conftest import Api
@@ -204,3 +205,76 @@ def test_the_rate_limit_sync_outlives_a_cluster_that_cannot_be_reached() -> None
     assert counts.hit("address:127.0.0.1:5/1:0", 1, time.time() + 1) == 1
     assert tries.acquire(timeout=WAKE_SECONDS) and tries.acquire(timeout=WAKE_SECONDS), "the sync stopped"
     assert counts.hit("address:127.0.0.1:5/1:0", 1, time.time() + 1) == 2  # its own hits are still counted
+
+
+def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_cluster: LocalCluster) -> None:
+    """The dispatcher's pub/sub client routes SSUBSCRIBE by its own slot map, which nothing else refreshes: after a
+    primary was killed and its replica promoted, every wait on that shard's games kept trying the dead node
+    (ConnectionError, a 503 for every long-poll, for good). A failed SSUBSCRIBE now reads the slot map again."""
+    settings = config.redis_settings() | {"REDIS_CLUSTER_URL": failover_cluster.url}
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    store = GameStore(config.cluster_client(failover_cluster.url), prefix)
+    dispatcher = Dispatcher(config.pubsub_client(settings), store.channel, 10)
+    writer = store.client
+    version_key = f"{prefix}:{{g}}:version-of-g"
+    primary = failover_cluster.primary_of(version_key)
+    replica = failover_cluster.replica_of(primary)
+
+    def read_version() -> int:
+        return int(writer.get(version_key) or 0)
+
+    try:
+        assert dispatcher.wait("g", -1, WAKE_SECONDS, read_version) == 0  # subscribed on `primary`
+        primary.kill()
+        failover_cluster.wait_until_primary(replica)
+        guard = time.monotonic() + PROMOTION_SECONDS
+        while True:  # as a client retries after a 503, until the dispatcher subscribes on the promoted replica
+            assert time.monotonic() < guard, "no wait could subscribe since the promotion"
+            try:
+                if dispatcher.wait("g", -1, 1.0, read_version) == 0:
+                    break
+            except STORE_ERRORS:
+                time.sleep(0.1)
+        woken: list[int | None] = []
+        waiter = threading.Thread(target=lambda: woken.append(dispatcher.wait("g", 0, WAKE_SECONDS, read_version)))
+        waiter.start()
+        while waiter.is_alive() and time.monotonic() < guard:  # until the waiter subscribed and saw the write
+            writer.set(version_key, 1)
+            writer.spublish(store.channel("g"), 1)
+            waiter.join(0.1)
+        assert woken == [1]
+    finally:
+        dispatcher.close()
+        writer.delete(version_key)
+        writer.close()
+
+
+def cannot_connect() -> redis.exceptions.RedisClusterException:
+    """redis-py's error when no node of the cluster answers, caused by the last node's connection error."""
+    try:
+        raise redis.exceptions.RedisClusterException("Redis Cluster cannot be connected") from redis.ConnectionError()
+    except redis.exceptions.RedisClusterException as error:
+        return error
+
+
+@pytest.mark.parametrize("error", [
+    redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"),
+    redis.exceptions.MasterDownError("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is no"),
+    redis.exceptions.TryAgainError("TRYAGAIN Multiple keys request during rehashing of slot"),
+    redis.exceptions.SlotNotCoveredError("slot 42 is not covered by the cluster"),
+    cannot_connect(),
+], ids=lambda error: type(error).__name__)
+def test_a_cluster_failing_over_is_an_outage_a_worker_waits_out(error: Exception) -> None:
+    """`is_outage` counted only connection errors and timeouts: a worker's job met CLUSTERDOWN (a slot without a
+    primary) during a failover and died of it instead of trying again once the replica was promoted."""
+    assert is_outage(error)
+
+
+@pytest.mark.parametrize("error", [
+    redis.exceptions.RedisClusterException("Keys in request don't hash to the same slot"),
+    redis.exceptions.ResponseError("ERR unknown command"),
+    redis.AuthenticationError("invalid username-password pair"),
+], ids=lambda error: type(error).__name__)
+def test_a_bug_or_a_misconfiguration_on_a_cluster_is_no_outage(error: Exception) -> None:
+    """Waiting would hide them: the job fails (and its fallback moves)."""
+    assert not is_outage(error)
