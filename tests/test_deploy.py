@@ -497,3 +497,29 @@ def test_network_policies_open_the_port_of_every_redis_named() -> None:
 def test_values_schema_rejects_bad_cluster_and_queue_settings(redis: dict[str, Any]) -> None:
     with helm_python.Chart.load(CHART) as chart, pytest.raises(helm_python.HelmValuesError):
         chart.render({"redis": redis}, name="cardroom", namespace="games", is_install=True)
+
+
+def test_a_sentinel_queue_is_scaled_on_by_kedas_redis_sentinel_scaler_with_both_passwords() -> None:
+    values = {"redis": {"url": "redis://games.redis:6380/0",
+                        "queue": "redis+sentinel://:secret@s-0.sentinel:26380,s-1.sentinel/queue/1",
+                        "passwordSecret": {"name": "redis-auth", "key": "password"},
+                        "sentinelPasswordSecret": {"name": "sentinel-auth", "key": "password"}},
+              "networkPolicy": {"enabled": True, "redisPeers": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}, **KEDA_ON}
+    objects = by_name(values)
+    (trigger,) = objects["ScaledObject/cardroom-worker"]["spec"]["triggers"]
+    assert trigger["type"] == "redis-sentinel"
+    assert trigger["metadata"] == {"addresses": "s-0.sentinel:26380,s-1.sentinel:26379", "sentinelMaster": "queue",
+                                   "databaseIndex": "1", "listName": "rq:queue:cardroom", "listLength": "5"}
+    assert objects["TriggerAuthentication/cardroom-worker"]["spec"]["secretTargetRef"] == [
+        {"parameter": "password", "name": "redis-auth", "key": "password"},
+        {"parameter": "sentinelPassword", "name": "sentinel-auth", "key": "password"}]
+    for component in ("web", "worker"):
+        env = {entry["name"]: entry for entry in container_of(objects, component)["env"]}
+        assert env["REDIS_SENTINEL_PASSWORD"]["valueFrom"] == {
+            "secretKeyRef": {"name": "sentinel-auth", "key": "password"}}
+        assert env["RQ_REDIS_URL"]["valueFrom"] == {"secretKeyRef": {"name": "cardroom-redis-url", "key": "queue-url"}}
+    egress = objects["NetworkPolicy/cardroom-worker"]["spec"]["egress"][0]
+    assert [port["port"] for port in egress["ports"]] == [6380, 26380, 26379, 6379]
+    for manifest in objects.values():
+        if manifest["kind"] not in CUSTOM_KINDS:
+            kubernetes_validate.validate(manifest, KUBERNETES_VERSIONS[-1], strict=True)

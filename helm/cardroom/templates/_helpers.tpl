@@ -109,6 +109,16 @@ app.kubernetes.io/component: {{ .component }}
 {{- if contains ":" $host }}{{ $host }}{{ else }}{{ printf "%s:6379" $host }}{{ end }}
 {{- end }}
 
+{{/* The sentinels of a redis+sentinel:// URL, each as host:port (26379 when it names none), comma-separated:
+     KEDA's `addresses`. (Helm's urlParse refuses a URL of several hosts.) */}}
+{{- define "cardroom.sentinelAddresses" -}}
+{{- $addresses := list }}
+{{- range splitList "," (regexReplaceAll "^redis\\+sentinel://([^/]*@)?([^/?]*).*$" . "${2}") }}
+{{- $addresses = append $addresses (ternary (trim .) (printf "%s:26379" (trim .)) (contains ":" .)) }}
+{{- end }}
+{{- join "," $addresses }}
+{{- end }}
+
 {{/* Environment shared by web and worker. */}}
 {{- define "cardroom.env" -}}
 - name: REDIS_URL
@@ -150,6 +160,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- with .Values.redis.passwordSecret }}
 {{- if .name }}
 - name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .name }}
+      key: {{ .key }}
+{{- end }}
+{{- end }}
+{{- with .Values.redis.sentinelPasswordSecret }}
+{{- if .name }}
+- name: REDIS_SENTINEL_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ .name }}
@@ -217,7 +236,8 @@ topologySpreadConstraints:
 
 {{/* The ports of the Redis servers pods connect to, for the NetworkPolicy, as a JSON list: networkPolicy.redisPorts,
      else 6379 for the in-cluster Redis or URLs in an existing Secret, else the ports of redis.url, redis.queue and
-     each seed node of redis.cluster. Cluster nodes on other ports than the seeds' must be listed in redisPorts: a
+     each seed node of redis.cluster (of a redis+sentinel:// URL: its sentinels', and 6379 for the primary they
+     name, whose port the chart cannot know). Cluster nodes on other ports than the seeds' must be listed in redisPorts: a
      client connects to every primary it learns of (the cluster bus port is between the nodes only). */}}
 {{- define "cardroom.redisPorts" -}}
 {{- if .Values.networkPolicy.redisPorts }}
@@ -227,7 +247,12 @@ topologySpreadConstraints:
 {{- else }}
 {{- $ports := list }}
 {{- range concat (list .Values.redis.url .Values.redis.queue) (splitList "," .Values.redis.cluster) }}
-{{- if trim . }}
+{{- if hasPrefix "redis+sentinel://" . }}
+{{- range splitList "," (include "cardroom.sentinelAddresses" .) }}
+{{- $ports = append $ports (last (splitList ":" .) | int) }}
+{{- end }}
+{{- $ports = append $ports 6379 }}
+{{- else if trim . }}
 {{- $ports = append $ports (last (splitList ":" (include "cardroom.hostPort" (trim .))) | int) }}
 {{- end }}
 {{- end }}
