@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,31 @@ def test_games_and_workers_carry_on_after_the_primary_is_killed_and_its_replica_
     # a new game after the failover is played by the workers too
     (late,) = create_ai_games(stack, 1)
     assert wait_finished(stack, [late])[late]["result"] is not None
+    assert_a_move_wakes_a_long_poll(stack.base_url)
+
+
+def assert_a_move_wakes_a_long_poll(base: str) -> None:
+    """A two-person game: a client long-polls while the other makes a move; the poll answers 200 with the move's
+    version (a web process's pub/sub connection, reconnected to the promoted primary, carried the wake-up)."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}]
+    created = requests.post(f"{base}/v1/games", json={"game": "durak", "seats": seats}, timeout=30).json()
+    url = f"{base}/v1/games/{created['game_id']}"
+    joined = requests.post(f"{url}/seats", json={"name": "Bob"}, timeout=30).json()
+    tokens = [created["player_token"], joined["player_token"]]
+    view = requests.get(url, headers={"Authorization": f"Bearer {tokens[0]}"}, timeout=30).json()
+    mover = view["to_act"][0]
+    if mover != 0:
+        view = requests.get(url, headers={"Authorization": f"Bearer {tokens[mover]}"}, timeout=30).json()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        poll = pool.submit(requests.get, url, params={"after_version": view["version"], "wait": 25}, timeout=60,
+                           headers={"Authorization": f"Bearer {tokens[1 - mover]}"})
+        time.sleep(1)  # the poll is waiting (were it not yet, it would answer 200 at once all the same)
+        action = next(move for move in view["legal_actions"] if move["type"] != "resign")
+        moved = requests.post(f"{url}/actions", json=action, timeout=30,
+                              headers={"Authorization": f"Bearer {tokens[mover]}"})
+        assert moved.status_code == 200, moved.text
+        answer = poll.result()
+    assert (answer.status_code, answer.json()["version"]) == (200, view["version"] + 1)
 
 
 def worker_process(url: str, sentinel_password: str) -> subprocess.Popen[str]:
