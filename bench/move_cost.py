@@ -15,7 +15,8 @@ tree before and after it:
   USAGE` of its keys once seated and after its moves.
 - AI moves, per level of `--levels`: `--ai-games` Durak games of a human seat (random legal moves, at most
   `--ai-moves` of them, each after a long-poll for its turn) against an AI seat of that level, played at once.
-  Per AI move (versions the AI seat added): worker CPU, queue-Redis commands and CPU, game-Redis commands.
+  Per AI move (versions the AI seat added): worker CPU, queue-Redis commands (and the most frequent of them) and
+  CPU, game-Redis commands.
 - idle: `--idle` clients long-poll (wait=30) games nobody moves in for `--idle-seconds`: game-Redis commands and
   web CPU per second (a waiter costs nothing while it waits: this is the processes' own background work, e.g. the
   rate limits' shared counts), and the queue Redis's commands and the CPU per second of an idle worker.
@@ -30,6 +31,7 @@ import random
 import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,9 +63,15 @@ class Reading:
         return Reading(*(getattr(self, name) - getattr(other, name) for name in self.__dataclass_fields__))
 
 
+def command_calls(client: redis.Redis) -> Counter[str]:
+    """Calls of each command the server has executed so far (`INFO commandstats`; this INFO counts on the next)."""
+    return Counter({name.removeprefix("cmdstat_"): entry["calls"]
+                    for name, entry in client.info("commandstats").items()})
+
+
 def commands(client: redis.Redis) -> int:
-    """Commands the server has executed (`INFO commandstats` calls, all commands), minus this INFO itself."""
-    return sum(entry["calls"] for entry in client.info("commandstats").values())
+    """Commands the server has executed so far, all kinds together."""
+    return command_calls(client).total()
 
 
 def redis_cpu(client: redis.Redis) -> float:
@@ -163,17 +171,21 @@ def play_against_ai(base: str, level: str, seed: int, moves: int) -> tuple[int, 
 
 
 def ai_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, level: str, games: int, moves: int) -> list[str]:
-    """The AI-moves phase of one level (module docstring); its lines."""
+    """The AI-moves phase of one level (module docstring); its lines, the last the queue's commands by kind."""
+    calls = command_calls(queue)
     before = read(stack, game, queue)
     with ThreadPoolExecutor(max_workers=games) as pool:
         results = list(pool.map(lambda seed: play_against_ai(stack.base_url, level, seed, moves), range(games)))
     time.sleep(0.5)  # RQ's bookkeeping after the last job
     spent = cost(before, read(stack, game, queue))
+    calls = command_calls(queue) - calls
     ai = sum(result[0] for result in results)
+    kinds = ", ".join(f"{name} {count / ai:.1f}" for name, count in calls.most_common(10))
     return [f"AI {level}: {ai} AI moves ({sum(result[1] for result in results)} human) over {games} games; per AI "
             f"move: {1000 * spent.worker_cpu / ai:.1f} ms worker CPU, {spent.queue_commands / ai:.1f} queue-Redis "
             f"commands ({1000 * spent.queue_cpu / ai:.3f} ms CPU), {spent.game_commands / ai:.1f} game-Redis "
-            f"commands ({1000 * spent.game_cpu / ai:.3f} ms CPU)"]
+            f"commands ({1000 * spent.game_cpu / ai:.3f} ms CPU)",
+            f"  queue-Redis commands per AI move, the most frequent: {kinds}"]
 
 
 def idle(stack: Stack, game: redis.Redis, queue: redis.Redis, waiters: int, seconds: float) -> list[str]:
