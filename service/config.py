@@ -62,6 +62,8 @@ def redis_settings() -> dict[str, Any]:
       the game state (games, lobby, rate limits, metrics, pub/sub) lives there instead (`game_client`).
     - `RQ_REDIS_URL`: the Redis of the RQ queue, its scheduler and its records (`queue_client`; RQ does not run on
       a Redis Cluster, rq/rq#1048); unset, the queue lives at `REDIS_URL`.
+    - `REDIS_URL` and `RQ_REDIS_URL` may be `redis+sentinel://` URLs: the primary that Redis Sentinels name
+      (`sentinel_client`; the sentinels' own password in `REDIS_SENTINEL_PASSWORD`).
     - `REDIS_WAIT_REPLICAS`, `REDIS_WAIT_TIMEOUT_MS`: after each move's write, wait up to that many milliseconds
       for that many replicas to hold it (service/store.py `GameStore.save`; default 0 replicas: no wait, 100 ms).
 
@@ -114,7 +116,8 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
     free one (up to the socket timeout), so the connections of a process never grow with its clients.
     `overrides` replace these settings (`pubsub_client`). `REDIS_PASSWORD`, when set, is the password (e.g. from
     a Kubernetes Secret of its own), used unless the URL holds one; a `rediss://` URL is TLS, with
-    `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm").
+    `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm"); a `redis+sentinel://` URL is the
+    primary its sentinels name (`sentinel_client`).
     """
     import redis
     from redis.backoff import NoBackoff
@@ -130,7 +133,96 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
         # a timeout, so a server that stopped answering costs one socket timeout, not several.
         retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
     settings = {**_connection_settings(), "health_check_interval": 30, "retry": retry, **overrides}
+    if url.startswith(SENTINEL_SCHEME):
+        return sentinel_client(url, **settings)
     return redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, **settings))
+
+
+SENTINEL_SCHEME = "redis+sentinel://"
+
+
+def sentinel_client(url: str, **settings: object):  # noqa: ANN201 - redis.Redis
+    """A bytes redis-py client of the primary that Redis Sentinels name (redis-py's `redis.sentinel.Sentinel`).
+
+    `url` is a `redis+sentinel://` URL (`sentinel_url_parts`); the primary's password is the URL's, else
+    `settings`' (i.e. `REDIS_PASSWORD`); the sentinels' own password is `REDIS_SENTINEL_PASSWORD`. Every new
+    connection asks the sentinels where the primary is, so after a failover a connection lost with the old primary
+    reconnects to the promoted one. `settings` are `redis_client`'s (timeouts, retry, the pool's bound: the pool
+    blocks as `redis_client`'s does).
+
+    Raises:
+        ValueError: the URL names no sentinel or no service.
+    """
+    import redis
+    from redis.sentinel import SentinelConnectionPool
+
+    class BlockingSentinelConnectionPool(SentinelConnectionPool, redis.BlockingConnectionPool):
+        """Sentinel's pool with `BlockingConnectionPool`'s bound: beyond it, a request waits for a connection."""
+
+    _, service, database, password = sentinel_url_parts(url)
+    return _sentinels(url, settings).master_for(
+        service, connection_pool_class=BlockingSentinelConnectionPool,
+        **{**settings, "password": password or settings.get("password"), "db": database},
+    )
+
+
+def _sentinels(url: str, settings: dict[str, object]):  # noqa: ANN202 - redis.sentinel.Sentinel
+    """redis-py's `Sentinel` of the URL's sentinels, with `settings`' socket timeouts and `REDIS_SENTINEL_PASSWORD`."""
+    from redis.sentinel import Sentinel
+
+    timeouts = {key: value for key, value in settings.items() if key.startswith("socket_")}
+    return Sentinel(sentinel_url_parts(url)[0], sentinel_kwargs={**timeouts, "password": sentinel_password()})
+
+
+def sentinel_url_parts(url: str) -> tuple[list[tuple[str, int]], str, int, str | None]:
+    """A `redis+sentinel://[:password@]host[:port][,host[:port]...]/service_name[/db]` URL, read.
+
+    The sentinels' (host, port) pairs (port 26379 when none is given), the name they monitor the primary under, its
+    database (default 0) and the primary's password (None when the URL holds none).
+
+    Raises:
+        ValueError: the URL names no sentinel or no service.
+    """
+    parsed = urllib.parse.urlsplit(url)
+    hosts = [host.strip() for host in parsed.netloc.rpartition("@")[2].split(",") if host.strip()]
+    service, _, database = parsed.path.strip("/").partition("/")
+    if not hosts or not service:
+        raise ValueError(f"a Sentinel URL needs sentinels and a service name, e.g. {SENTINEL_SCHEME}host:26379/main")
+    sentinels = [(host, int(port or 26379)) for host, _, port in (entry.partition(":") for entry in hosts)]
+    password = urllib.parse.unquote(parsed.password) if parsed.password else None
+    return sentinels, service, int(database or 0), password
+
+
+def sentinel_password() -> str | None:
+    """`REDIS_SENTINEL_PASSWORD`: the password of the sentinels themselves (their `requirepass`), if any."""
+    return os.environ.get("REDIS_SENTINEL_PASSWORD") or None
+
+
+def check_sentinel_password(url: str) -> None:
+    """Ask each sentinel of a `redis+sentinel://` URL for a PING with `REDIS_SENTINEL_PASSWORD`; other URLs pass.
+
+    redis-py takes a sentinel that refuses the password for one that is down, so a worker, which waits out any
+    outage, would otherwise wait for ever at start with nothing said. A sentinel that does not answer passes: it
+    may come back.
+
+    Raises:
+        redis.AuthenticationError: a sentinel refused the password (or asked for one); the message names it.
+    """
+    import redis
+
+    if not url.startswith(SENTINEL_SCHEME):
+        return
+    for (host, port), sentinel in zip(sentinel_url_parts(url)[0], _sentinels(url, _connection_settings()).sentinels,
+                                      strict=True):
+        try:
+            sentinel.ping()
+        except redis.AuthenticationError as refused:
+            raise redis.AuthenticationError(
+                f"Redis Sentinel {host}:{port} refused REDIS_SENTINEL_PASSWORD ({refused})") from refused
+        except (redis.ConnectionError, redis.TimeoutError):
+            continue  # down or unreachable: the client waits it out
+        finally:
+            sentinel.close()
 
 
 def _connection_settings() -> dict[str, object]:

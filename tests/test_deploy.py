@@ -71,8 +71,9 @@ def test_dockerignore_lets_in_exactly_what_the_build_copies() -> None:
 def test_chart_lints_strictly_without_findings() -> None:
     report = helm_python.lint(CHART, strict=True)
     assert (report["messages"], report["errors"]) == ([], [])
-    production = yaml.safe_load((CHART / "values-production.yaml").read_text())
-    report = helm_python.lint(CHART, production, strict=True)
+    report = helm_python.lint(CHART, PRODUCTION, strict=True)
+    assert (report["messages"], report["errors"]) == ([], [])
+    report = helm_python.lint(CHART, VALUE_SETS["redis-cluster"], strict=True)
     assert (report["messages"], report["errors"]) == ([], [])
     report = helm_python.lint(CHART, EVERYTHING, strict=True)
     assert (report["messages"], report["errors"]) == ([], [])
@@ -123,9 +124,21 @@ EVERYTHING = {
     "networkPolicy": {"enabled": True, "redisPeers": [{"namespaceSelector": {"matchLabels": {"name": "redis"}}}]},
 }
 
+def merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `changes` applied as Helm applies a second values file (mappings merged, the rest replaced)."""
+    result = dict(base)
+    for key, value in changes.items():
+        both_mappings = isinstance(value, dict) and isinstance(base.get(key), dict)
+        result[key] = merged(base[key], value) if both_mappings else value
+    return result
+
+
+PRODUCTION = yaml.safe_load((CHART / "values-production.yaml").read_text())
 VALUE_SETS = {
     "default": {},
-    "production": yaml.safe_load((CHART / "values-production.yaml").read_text()),
+    "production": PRODUCTION,
+    # helm install -f values-production.yaml -f values-redis-cluster.yaml (README "Deploy with Helm")
+    "redis-cluster": merged(PRODUCTION, yaml.safe_load((CHART / "values-redis-cluster.yaml").read_text())),
     "in-cluster-redis": {"redis": {"inCluster": {"enabled": True}}, "web": {"autoscaling": {"enabled": False}}},
     "everything": EVERYTHING,
 }
@@ -147,6 +160,10 @@ def test_every_rendered_manifest_validates_against_kubernetes(name: str, version
     if name == "production":
         expected -= {"Secret/cardroom-redis-url"}  # the URL comes from an existing Secret
         expected |= {"Ingress/cardroom", "HorizontalPodAutoscaler/cardroom-web"}
+    elif name == "redis-cluster":
+        expected |= {"Ingress/cardroom", "HorizontalPodAutoscaler/cardroom-web", "ScaledObject/cardroom-worker",
+                     "TriggerAuthentication/cardroom-worker", "NetworkPolicy/cardroom-web",
+                     "NetworkPolicy/cardroom-worker"}
     elif name == "in-cluster-redis":
         expected |= {"Deployment/cardroom-redis", "Service/cardroom-redis"}
     elif name == "everything":
@@ -387,3 +404,122 @@ def test_the_in_cluster_redis_never_evicts_keeps_an_append_only_file_and_a_memor
     assert (settings["--appendonly"], settings["--appendfsync"]) == ("yes", "everysec")
     maxmemory, limit = settings["--maxmemory"], redis["resources"]["limits"]["memory"]
     assert maxmemory.endswith("mb") and limit.endswith("Mi") and int(maxmemory[:-2]) <= 0.75 * int(limit[:-2])
+
+
+def redis_env(objects: dict[str, dict[str, Any]], component: str) -> dict[str, Any]:
+    """The Redis settings of a component's container: name -> value, or the (Secret, key) it is read from."""
+    result = {}
+    for entry in container_of(objects, component)["env"]:
+        if entry["name"].startswith(("REDIS_", "RQ_REDIS")):
+            reference = entry.get("valueFrom", {}).get("secretKeyRef")
+            result[entry["name"]] = (reference["name"], reference["key"]) if reference else entry["value"]
+    return result
+
+
+CLUSTER = {"redis": {"url": "redis://queue.redis:6390/0",
+                     "cluster": "redis://:secret@node-0.redis:7000, redis://node-1.redis:7001",
+                     "queue": "rediss://:secret@queue.redis:6390/2", "waitReplicas": 1, "waitTimeoutMs": 250}}
+
+
+def test_without_cluster_or_queue_settings_the_pods_get_exactly_the_one_redis() -> None:
+    """Issue 21: no new setting, no new behaviour (no REDIS_CLUSTER_URL, no RQ_REDIS_URL, no replica wait)."""
+    objects = by_name({})
+    for component in ("web", "worker"):
+        assert redis_env(objects, component) == {"REDIS_URL": ("cardroom-redis-url", "url"),
+                                                 "REDIS_WAIT_REPLICAS": "0", "REDIS_WAIT_TIMEOUT_MS": "100"}
+    assert objects["Secret/cardroom-redis-url"]["stringData"] == {"url": "redis://redis:6379/0"}
+
+
+def test_the_cluster_and_queue_urls_reach_the_pods_through_the_chart_secret() -> None:
+    objects = by_name(CLUSTER)
+    assert objects["Secret/cardroom-redis-url"]["stringData"] == {
+        "url": "redis://queue.redis:6390/0", "cluster-url": CLUSTER["redis"]["cluster"],
+        "queue-url": CLUSTER["redis"]["queue"]}
+    for component in ("web", "worker"):
+        assert redis_env(objects, component) == {
+            "REDIS_URL": ("cardroom-redis-url", "url"), "REDIS_CLUSTER_URL": ("cardroom-redis-url", "cluster-url"),
+            "RQ_REDIS_URL": ("cardroom-redis-url", "queue-url"), "REDIS_WAIT_REPLICAS": "1",
+            "REDIS_WAIT_TIMEOUT_MS": "250"}
+
+
+def test_the_cluster_and_queue_urls_come_from_an_existing_secret_under_the_keys_named() -> None:
+    values = {"redis": {"existingSecret": "redis-urls", "existingSecretClusterKey": "cluster",
+                        "existingSecretQueueKey": "queue"}}
+    objects = by_name(values)
+    assert "Secret/cardroom-redis-url" not in objects
+    assert redis_env(objects, "worker") == {
+        "REDIS_URL": ("redis-urls", "url"), "REDIS_CLUSTER_URL": ("redis-urls", "cluster"),
+        "RQ_REDIS_URL": ("redis-urls", "queue"), "REDIS_WAIT_REPLICAS": "0", "REDIS_WAIT_TIMEOUT_MS": "100"}
+    only_queue = by_name({"redis": {"existingSecret": "redis-urls", "existingSecretQueueKey": "queue"}})
+    assert set(redis_env(only_queue, "web")) == {"REDIS_URL", "RQ_REDIS_URL", "REDIS_WAIT_REPLICAS",
+                                                 "REDIS_WAIT_TIMEOUT_MS"}
+
+
+def keda_metadata(values: dict[str, Any]) -> dict[str, str]:
+    (trigger,) = by_name(values)["ScaledObject/cardroom-worker"]["spec"]["triggers"]
+    return trigger["metadata"]
+
+
+KEDA_ON = {"worker": {"autoscaling": {"keda": {"enabled": True}}}}
+
+
+def test_keda_reads_the_queue_length_on_the_queue_redis() -> None:
+    """The queue's Redis (host:port without the password, TLS from rediss://, the database from the path), else
+    redis.url's; an explicit redisAddress wins; with the URLs in an existing Secret it is required."""
+    queue = keda_metadata({**CLUSTER, **KEDA_ON})
+    assert queue == {"address": "queue.redis:6390", "enableTLS": "true", "databaseIndex": "2",
+                     "listName": "rq:queue:cardroom", "listLength": "5"}
+    single = keda_metadata({"redis": {"url": "redis://redis.games"}, **KEDA_ON})
+    assert (single["address"], single["enableTLS"], single["databaseIndex"]) == ("redis.games:6379", "false", "0")
+    in_cluster = keda_metadata({"redis": {"inCluster": {"enabled": True}}, **KEDA_ON})
+    assert in_cluster["address"] == "cardroom-redis:6379"
+    assert keda_metadata(EVERYTHING)["address"] == "redis.example.com:6380"
+    with helm_python.Chart.load(CHART) as chart, pytest.raises(helm_python.HelmError, match="redisAddress"):
+        chart.render({"redis": {"existingSecret": "redis-urls"}, **KEDA_ON}, name="cardroom", namespace="games",
+                     is_install=True)
+
+
+def test_network_policies_open_the_port_of_every_redis_named() -> None:
+    def ports(values: dict[str, Any]) -> list[int]:
+        policy = by_name(values)["NetworkPolicy/cardroom-web"]["spec"]
+        return [port["port"] for port in policy["egress"][0]["ports"]]
+
+    network = {"networkPolicy": {"enabled": True, "redisPeers": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}}
+    assert ports({**CLUSTER, **network}) == [6390, 7000, 7001]
+    assert ports({"redis": {"url": "redis://redis.games"}, **network}) == [6379]
+    assert ports({**CLUSTER, "networkPolicy": {**network["networkPolicy"], "redisPorts": [7000, 7002, 6390]}}) == [
+        7000, 7002, 6390]
+
+
+@pytest.mark.parametrize("redis", [{"cluster": "http://node-0:7000"}, {"cluster": "redis://a:7000,node-1:7001"},
+                                   {"queue": "queue.redis:6379"}, {"waitReplicas": -1}, {"waitTimeoutMs": 0}],
+                         ids=["cluster-scheme", "cluster-seed-scheme", "queue-scheme", "replicas", "timeout"])
+def test_values_schema_rejects_bad_cluster_and_queue_settings(redis: dict[str, Any]) -> None:
+    with helm_python.Chart.load(CHART) as chart, pytest.raises(helm_python.HelmValuesError):
+        chart.render({"redis": redis}, name="cardroom", namespace="games", is_install=True)
+
+
+def test_a_sentinel_queue_is_scaled_on_by_kedas_redis_sentinel_scaler_with_both_passwords() -> None:
+    values = {"redis": {"url": "redis://games.redis:6380/0",
+                        "queue": "redis+sentinel://:secret@s-0.sentinel:26380,s-1.sentinel/queue/1",
+                        "passwordSecret": {"name": "redis-auth", "key": "password"},
+                        "sentinelPasswordSecret": {"name": "sentinel-auth", "key": "password"}},
+              "networkPolicy": {"enabled": True, "redisPeers": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}, **KEDA_ON}
+    objects = by_name(values)
+    (trigger,) = objects["ScaledObject/cardroom-worker"]["spec"]["triggers"]
+    assert trigger["type"] == "redis-sentinel"
+    assert trigger["metadata"] == {"addresses": "s-0.sentinel:26380,s-1.sentinel:26379", "sentinelMaster": "queue",
+                                   "databaseIndex": "1", "listName": "rq:queue:cardroom", "listLength": "5"}
+    assert objects["TriggerAuthentication/cardroom-worker"]["spec"]["secretTargetRef"] == [
+        {"parameter": "password", "name": "redis-auth", "key": "password"},
+        {"parameter": "sentinelPassword", "name": "sentinel-auth", "key": "password"}]
+    for component in ("web", "worker"):
+        env = {entry["name"]: entry for entry in container_of(objects, component)["env"]}
+        assert env["REDIS_SENTINEL_PASSWORD"]["valueFrom"] == {
+            "secretKeyRef": {"name": "sentinel-auth", "key": "password"}}
+        assert env["RQ_REDIS_URL"]["valueFrom"] == {"secretKeyRef": {"name": "cardroom-redis-url", "key": "queue-url"}}
+    egress = objects["NetworkPolicy/cardroom-worker"]["spec"]["egress"][0]
+    assert [port["port"] for port in egress["ports"]] == [6380, 26380, 26379, 6379]
+    for manifest in objects.values():
+        if manifest["kind"] not in CUSTOM_KINDS:
+            kubernetes_validate.validate(manifest, KUBERNETES_VERSIONS[-1], strict=True)

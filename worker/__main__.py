@@ -16,7 +16,7 @@ import redis
 import engine  # noqa: F401 - loaded before work(): the first job starts warm
 import worker.jobs  # noqa: F401
 from service.cli import die_with_parent
-from service.config import eviction_allowed, queue_client, redis_settings
+from service.config import check_sentinel_password, eviction_allowed, queue_client, queue_url, redis_settings
 from service.logs import configure_logging
 from service.store import UnsafeEviction, UntilRedisAnswers, check_eviction_policy
 from worker.jobs import game_client
@@ -29,14 +29,21 @@ def main() -> None:
     """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first), through any Redis outage.
 
     Exits at once with a message if a Redis's `maxmemory-policy` (the game state's or the queue's) may evict keys
-    (service/store.py).
+    (service/store.py), or if a Redis Sentinel refuses `REDIS_SENTINEL_PASSWORD` (service/config.py
+    `check_sentinel_password`).
     """
     configure_logging()
+    settings = redis_settings()
+    try:
+        for url in {settings["REDIS_URL"], queue_url(settings)}:
+            check_sentinel_password(url)
+    except redis.AuthenticationError as refused:
+        sys.exit(f"cardroom worker: {refused}")
     # the scheduler this process forks dies with it, even when it is killed: it would otherwise go on alone,
     # waiting out an outage for ever (service/cli.py `die_with_parent`)
     os.register_at_fork(after_in_child=lambda: die_with_parent(signal.SIGKILL, os.getppid()))
     games = game_client()
-    client = queue_client(redis_settings(), games, wait_out_outages=True)
+    client = queue_client(settings, games, wait_out_outages=True)
     try:
         for checked in {id(each): each for each in (games, client)}.values():
             check_eviction_policy(checked, eviction_allowed())

@@ -67,6 +67,58 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end }}
 
+{{/* The key of the Redis Secret holding REDIS_CLUSTER_URL ("cluster-url" when the chart makes the Secret from
+     redis.cluster; redis.existingSecretClusterKey with an existing Secret), or "" when the games live at REDIS_URL. */}}
+{{- define "cardroom.clusterSecretKey" -}}
+{{- if .Values.redis.inCluster.enabled }}
+{{- else if .Values.redis.existingSecret }}
+{{- .Values.redis.existingSecretClusterKey }}
+{{- else if .Values.redis.cluster }}
+{{- "cluster-url" }}
+{{- end }}
+{{- end }}
+
+{{/* Likewise for RQ_REDIS_URL: "queue-url" from redis.queue, or redis.existingSecretQueueKey. */}}
+{{- define "cardroom.queueSecretKey" -}}
+{{- if .Values.redis.inCluster.enabled }}
+{{- else if .Values.redis.existingSecret }}
+{{- .Values.redis.existingSecretQueueKey }}
+{{- else if .Values.redis.queue }}
+{{- "queue-url" }}
+{{- end }}
+{{- end }}
+
+{{/* The URL of the chart's own single-pod Redis (redis.inCluster). */}}
+{{- define "cardroom.inClusterRedisUrl" -}}
+{{- printf "redis://%s-redis:6379/0" (include "cardroom.fullname" .) }}
+{{- end }}
+
+{{/* The URL of the RQ queue's Redis as far as the values know it: redis.queue, else redis.url (the in-cluster
+     Redis when enabled); "" when it is in an existing Secret. */}}
+{{- define "cardroom.queueUrl" -}}
+{{- if .Values.redis.inCluster.enabled }}
+{{- include "cardroom.inClusterRedisUrl" . }}
+{{- else if not .Values.redis.existingSecret }}
+{{- default .Values.redis.url .Values.redis.queue }}
+{{- end }}
+{{- end }}
+
+{{/* host:port of a redis:// or rediss:// URL (6379 when it names no port); a password in it is left out. */}}
+{{- define "cardroom.hostPort" -}}
+{{- $host := last (splitList "@" (urlParse .).host) }}
+{{- if contains ":" $host }}{{ $host }}{{ else }}{{ printf "%s:6379" $host }}{{ end }}
+{{- end }}
+
+{{/* The sentinels of a redis+sentinel:// URL, each as host:port (26379 when it names none), comma-separated:
+     KEDA's `addresses`. (Helm's urlParse refuses a URL of several hosts.) */}}
+{{- define "cardroom.sentinelAddresses" -}}
+{{- $addresses := list }}
+{{- range splitList "," (regexReplaceAll "^redis\\+sentinel://([^/]*@)?([^/?]*).*$" . "${2}") }}
+{{- $addresses = append $addresses (ternary (trim .) (printf "%s:26379" (trim .)) (contains ":" .)) }}
+{{- end }}
+{{- join "," $addresses }}
+{{- end }}
+
 {{/* Environment shared by web and worker. */}}
 {{- define "cardroom.env" -}}
 - name: REDIS_URL
@@ -74,6 +126,19 @@ app.kubernetes.io/component: {{ .component }}
     secretKeyRef:
       name: {{ include "cardroom.redisSecretName" . }}
       key: {{ include "cardroom.redisSecretKey" . }}
+{{- range $variable, $key := dict "REDIS_CLUSTER_URL" (include "cardroom.clusterSecretKey" .) "RQ_REDIS_URL" (include "cardroom.queueSecretKey" .) }}
+{{- if $key }}
+- name: {{ $variable }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cardroom.redisSecretName" $ }}
+      key: {{ $key }}
+{{- end }}
+{{- end }}
+- name: REDIS_WAIT_REPLICAS
+  value: {{ .Values.redis.waitReplicas | quote }}
+- name: REDIS_WAIT_TIMEOUT_MS
+  value: {{ .Values.redis.waitTimeoutMs | quote }}
 - name: KEY_PREFIX
   value: {{ .Values.keyPrefix | quote }}
 - name: RQ_QUEUE
@@ -95,6 +160,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- with .Values.redis.passwordSecret }}
 {{- if .name }}
 - name: REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .name }}
+      key: {{ .key }}
+{{- end }}
+{{- end }}
+{{- with .Values.redis.sentinelPasswordSecret }}
+{{- if .name }}
+- name: REDIS_SENTINEL_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ .name }}
@@ -160,16 +234,29 @@ topologySpreadConstraints:
 {{- end }}
 {{- end }}
 
-{{/* The port of the Redis pods connect to, for the NetworkPolicy: networkPolicy.redisPort, else the in-cluster
-     Redis's, else the port of redis.url (6379 when it names none, or when the URL is in an existing Secret). */}}
-{{- define "cardroom.redisPort" -}}
-{{- if .Values.networkPolicy.redisPort }}
-{{- .Values.networkPolicy.redisPort }}
+{{/* The ports of the Redis servers pods connect to, for the NetworkPolicy, as a JSON list: networkPolicy.redisPorts,
+     else 6379 for the in-cluster Redis or URLs in an existing Secret, else the ports of redis.url, redis.queue and
+     each seed node of redis.cluster (of a redis+sentinel:// URL: its sentinels', and 6379 for the primary they
+     name, whose port the chart cannot know). Cluster nodes on other ports than the seeds' must be listed in redisPorts: a
+     client connects to every primary it learns of (the cluster bus port is between the nodes only). */}}
+{{- define "cardroom.redisPorts" -}}
+{{- if .Values.networkPolicy.redisPorts }}
+{{- toJson .Values.networkPolicy.redisPorts }}
 {{- else if or .Values.redis.inCluster.enabled .Values.redis.existingSecret }}
-{{- 6379 }}
+{{- toJson (list 6379) }}
 {{- else }}
-{{- $host := (urlParse .Values.redis.url).host }}
-{{- if contains ":" $host }}{{ last (splitList ":" $host) }}{{ else }}{{ 6379 }}{{ end }}
+{{- $ports := list }}
+{{- range concat (list .Values.redis.url .Values.redis.queue) (splitList "," .Values.redis.cluster) }}
+{{- if hasPrefix "redis+sentinel://" . }}
+{{- range splitList "," (include "cardroom.sentinelAddresses" .) }}
+{{- $ports = append $ports (last (splitList ":" .) | int) }}
+{{- end }}
+{{- $ports = append $ports 6379 }}
+{{- else if trim . }}
+{{- $ports = append $ports (last (splitList ":" (include "cardroom.hostPort" (trim .))) | int) }}
+{{- end }}
+{{- end }}
+{{- toJson (uniq $ports) }}
 {{- end }}
 {{- end }}
 
