@@ -14,11 +14,12 @@ Per job it reads RQ's own records, harvested from the queue's `FinishedJobRegist
 a finished job only `result_ttl`, 500 s by default): run time = `ended_at - started_at`, both stamped around the
 job function (RQ's bookkeeping after it is not in it), and queue wait = `started_at - enqueued_at`, which holds
 the end of the previous job's bookkeeping, the dequeue, and with a forking worker (older checkouts) the fork. The
-turnaround printed below the table is their sum, and `--source` runs the server and worker of another checkout
-(a `git worktree` of an older commit) for a before/after comparison. A job's
-level is its seat's (job args are `(key_prefix, game_id, version, seat)`). Only jobs that decided (returned
-`played`, `fallback` or `passed`) are timed; `stale` ones (the game moved on, e.g. another Talmut seat matched
-first) are only counted.
+turnaround printed below the table is their sum. The worker's CPU time per job (its process's user + system time
+over the run over the jobs; not a forking worker's horses, nor the scheduler it forks) bounds the jobs per second
+one worker process can do on a free core. `--source` runs the server and worker of another checkout (a
+`git worktree` of an older commit) for a before/after comparison. A job's level is its seat's (job args are
+`(key_prefix, game_id, version, seat)`). Only jobs that decided (returned `played`, `fallback` or `passed`) are
+timed; `stale` ones (the game moved on, e.g. another Talmut seat matched first) are only counted.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
+import psutil
 import redis
 import requests
 from rq import Queue
@@ -143,9 +145,12 @@ def main() -> None:
     os.environ["REDIS_URL"] = args.redis_url  # start_stack reads it
     stack = start_stack(label="bench-aijob", source=args.source or REPO)
     try:
+        worker = psutil.Process(stack.workers[0].pid)
+        cpu_before = sum(worker.cpu_times()[:2])
         started = time.monotonic()
         samples, outcomes, failed = run(stack, args.games, args.in_flight, args.poll)
         seconds = time.monotonic() - started
+        worker_cpu = sum(worker.cpu_times()[:2]) - cpu_before
     finally:
         stop_stack(stack)
     print(table(samples))
@@ -153,6 +158,9 @@ def main() -> None:
     print(f"\nturnaround (queue wait + job) p50 {percentile(turnaround, 0.5):.1f} ms, p95 "
           f"{percentile(turnaround, 0.95):.1f} ms; {sum(outcomes.values())} jobs in {seconds:.1f} s "
           f"({sum(outcomes.values()) / seconds:.1f} jobs/s, one worker process)")
+    jobs = sum(outcomes.values())
+    print(f"worker CPU per job {1000 * worker_cpu / jobs:.2f} ms (user + system of the worker process, its "
+          f"scheduler not counted): at most {jobs / worker_cpu:.0f} jobs/s on one free core")
     print(f"job outcomes: {dict(outcomes)}; failed jobs: {failed}")
     slowest = sorted(samples, key=lambda s: s[2], reverse=True)[:5]
     print("slowest: " + ", ".join(f"{g}/{lv} {1000 * t:.1f} ms ({o})" for g, lv, t, _, o in slowest))
