@@ -45,9 +45,9 @@ def main() -> None:
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")
     key_prefix = os.environ.get("KEY_PREFIX", "cardroom")
     try:
-        # RQ's own lines at warnings and errors only: it writes four lines per job at info, ~8% of a job's CPU
-        worker = CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix)
-        worker.work(with_scheduler=True, logging_level="WARNING")
+        CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix).work(
+            with_scheduler=True
+        )
     except redis.RedisError:
         if not UntilRedisAnswers.stopped_waiting():
             raise
