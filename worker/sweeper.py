@@ -3,7 +3,10 @@
 A job runs in the worker's own process, not in a work horse forked per job: a fork cost ~25 ms of every AI turn's
 wait and held one worker process to a few dozen moves a second (docs/benchmarks.md, AI job latency). An AI turn is
 short, bounded Python (the search levels' budgets) under RQ's job time limit, which `SimpleWorker` enforces
-in-process with SIGALRM as the forking worker does in its horse.
+in-process with SIGALRM as the forking worker does in its horse. Between two jobs RQ's loop also made about a
+dozen Redis round trips of its own (re-registering the worker three times, a suspension check, its state twice);
+the worker does those at most once per `RENEW_SECONDS`, so a job costs ~17 round trips instead of ~28
+(tests/e2e/test_worker_round_trips.py).
 
 The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
 cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
