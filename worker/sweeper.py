@@ -98,7 +98,7 @@ class CardroomWorker(SimpleWorker):
             self.running = job, execution, time.monotonic()
         try:
             return super().perform_job(job, queue, execution)
-        finally:
+        finally:  # `handle_execution_ended` did it, unless RQ's own bookkeeping raised first
             with self.running_lock:
                 self.running = None
 
