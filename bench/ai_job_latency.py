@@ -1,24 +1,27 @@
 """How long the RQ job of one `random` or `easy` AI turn takes, on the real stack (issue 7: within 50 ms).
 
-    python bench/ai_job_latency.py [--games 5] [--in-flight 1] [--poll 1] [--redis-url redis://127.0.0.1:6379/0]
+    python bench/ai_job_latency.py [--games 5] [--in-flight 1] [--poll 1] [--levels random,easy]
+                                   [--redis-url redis://127.0.0.1:6379/0]
 
 `bench/ai_strength.py` times only the engine's decision. Issue 7's target is about the whole job,
 `worker/jobs.py::play_ai_turn`: load the game from Redis, build the seat's view, choose, apply and store the move,
 enqueue the next AI turn. So this starts gunicorn and one RQ worker on the real Redis (`tests/e2e/stack.py`, own
 key prefix and queue, keys deleted at the end), creates `--games` all-AI games of each game over the HTTP API
-(`random` against `easy`, seats alternating; Talmut with 3 seats and `match_pause_ms` 0 so no scheduled delay is
-counted) and waits until each is finished, `--in-flight` games at a time. It GETs each view once every `--poll`
-seconds, which leaves the 2 cores to the server; `--poll 0` long-polls every version, like a watching client.
+(`random` against `easy`, seats alternating, or the `--levels` given; Talmut with 3 seats and `match_pause_ms` 0
+so no scheduled delay is counted) and waits until each is finished, `--in-flight` games at a time. It GETs each
+view once every `--poll` seconds, which leaves the 2 cores to the server; `--poll 0` long-polls every version,
+like a watching client.
 
 Per job it reads RQ's own records, harvested from the queue's `FinishedJobRegistry` while the games run (RQ keeps
 a finished job only `result_ttl`, 500 s by default): run time = `ended_at - started_at`, both stamped around the
 job function (RQ's bookkeeping after it is not in it), and queue wait = `started_at - enqueued_at`, which holds
 the end of the previous job's bookkeeping, the dequeue, and with a forking worker (older checkouts) the fork. The
-turnaround printed below the table is their sum, and `--source` runs the server and worker of another checkout
-(a `git worktree` of an older commit) for a before/after comparison. A job's
-level is its seat's (job args are `(key_prefix, game_id, version, seat)`). Only jobs that decided (returned
-`played`, `fallback` or `passed`) are timed; `stale` ones (the game moved on, e.g. another Talmut seat matched
-first) are only counted.
+turnaround printed below the table is their sum. The worker's CPU time per job (its process's user + system time
+over the run over the jobs; not a forking worker's horses, nor the scheduler it forks) bounds the jobs per second
+one worker process can do on a free core. `--source` runs the server and worker of another checkout (a
+`git worktree` of an older commit) for a before/after comparison. A job's level is its seat's (job args are
+`(key_prefix, game_id, version, seat)`). Only jobs that decided (returned `played`, `fallback` or `passed`) are
+timed; `stale` ones (the game moved on, e.g. another Talmut seat matched first) are only counted.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
+import psutil
 import redis
 import requests
 from rq import Queue
@@ -43,21 +47,21 @@ from tests.e2e.stack import DEFAULT_REDIS_URL, REPO, Stack, call, start_stack, s
 
 GAMES = {"durak": 2, "svoi_koziri": 2, "tadmur": 2, "talmut": 3}
 OPTIONS = {"talmut": {"match_pause_ms": 0}}
-LEVELS = ("random", "easy")
 DECIDED = {"played", "fallback", "passed"}
 # One timed job: game, level, run time (s), queue wait (s), what it returned.
 Sample = tuple[str, str, float, float, str]
 
 
-def seat_levels(seats: int, index: int) -> list[str]:
-    """Levels alternating by seat, the first seat's level alternating by game: both levels act in every game."""
-    return [LEVELS[(index + seat) % 2] for seat in range(seats)]
+def seat_levels(levels: list[str], seats: int, index: int) -> list[str]:
+    """`levels` alternating by seat, the first seat's alternating by game: every level acts in every game."""
+    return [levels[(index + seat) % len(levels)] for seat in range(seats)]
 
 
-def play_game(base: str, game: str, index: int, poll: float) -> tuple[str, list[str]]:
-    """Create one all-AI game, watch its view (`poll`: see --poll) until it is finished; its id and seat levels."""
+def play_game(base: str, game: str, index: int, poll: float, levels: list[str]) -> tuple[str, list[str]]:
+    """Create one all-AI game of `levels` (`seat_levels`), watch its view (`poll`: see --poll) until it is finished;
+    its id and seat levels."""
     session = requests.Session()
-    levels = seat_levels(GAMES[game], index)
+    levels = seat_levels(levels, GAMES[game], index)
     body = {"game": game, "seats": [{"kind": "ai", "level": level} for level in levels],
             "options": OPTIONS.get(game, {}), "seed": index}
     created = call(session, "POST", f"{base}/v1/games", json=body)
@@ -84,14 +88,16 @@ def harvest(queue: Queue, seen: set[str], into: dict[str, Job]) -> None:
             into[job.id] = job
 
 
-def run(stack: Stack, games: int, in_flight: int, poll: float) -> tuple[list[Sample], Counter[str], int]:
+def run(
+    stack: Stack, games: int, in_flight: int, poll: float, levels: list[str]
+) -> tuple[list[Sample], Counter[str], int]:
     """Play the games, harvesting finished jobs as they go; the timed samples, job outcomes, failed-job count."""
     queue = Queue(stack.queue, connection=redis.Redis.from_url(stack.redis_url), serializer="json")
     seen: set[str] = set()
     jobs: dict[str, Job] = {}
     levels_of: dict[str, tuple[str, list[str]]] = {}
     with ThreadPoolExecutor(max_workers=in_flight) as pool:
-        pending = {pool.submit(play_game, stack.base_url, game, index, poll): game
+        pending = {pool.submit(play_game, stack.base_url, game, index, poll, levels): game
                    for index in range(games) for game in GAMES}
         while pending:
             done, _ = wait(pending, timeout=2, return_when=FIRST_COMPLETED)
@@ -136,6 +142,7 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=1, help="games played at the same time")
     parser.add_argument("--poll", type=float, default=1.0,
                         help="seconds between GETs of a view; 0: long-poll every version, like a watching client")
+    parser.add_argument("--levels", default="random,easy", help="the seats' levels, comma-separated (seat_levels)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
     parser.add_argument("--source", type=Path, default=None,
                         help="run the server and worker of another checkout (e.g. a git worktree of an older commit)")
@@ -143,9 +150,12 @@ def main() -> None:
     os.environ["REDIS_URL"] = args.redis_url  # start_stack reads it
     stack = start_stack(label="bench-aijob", source=args.source or REPO)
     try:
+        worker = psutil.Process(stack.workers[0].pid)
+        cpu_before = sum(worker.cpu_times()[:2])
         started = time.monotonic()
-        samples, outcomes, failed = run(stack, args.games, args.in_flight, args.poll)
+        samples, outcomes, failed = run(stack, args.games, args.in_flight, args.poll, args.levels.split(","))
         seconds = time.monotonic() - started
+        worker_cpu = sum(worker.cpu_times()[:2]) - cpu_before
     finally:
         stop_stack(stack)
     print(table(samples))
@@ -153,6 +163,9 @@ def main() -> None:
     print(f"\nturnaround (queue wait + job) p50 {percentile(turnaround, 0.5):.1f} ms, p95 "
           f"{percentile(turnaround, 0.95):.1f} ms; {sum(outcomes.values())} jobs in {seconds:.1f} s "
           f"({sum(outcomes.values()) / seconds:.1f} jobs/s, one worker process)")
+    jobs = sum(outcomes.values())
+    print(f"worker CPU per job {1000 * worker_cpu / jobs:.2f} ms (user + system of the worker process, its "
+          f"scheduler not counted): at most {jobs / worker_cpu:.0f} jobs/s on one free core")
     print(f"job outcomes: {dict(outcomes)}; failed jobs: {failed}")
     slowest = sorted(samples, key=lambda s: s[2], reverse=True)[:5]
     print("slowest: " + ", ".join(f"{g}/{lv} {1000 * t:.1f} ms ({o})" for g, lv, t, _, o in slowest))

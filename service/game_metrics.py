@@ -52,11 +52,17 @@ def ai_fallbacks_key(prefix: str) -> str:
 
 
 def count_action(
-    client: redis.Redis, prefix: str, game: str, action_type: str, notes: Sequence[Event] = ()
+    client: redis.Redis,
+    prefix: str,
+    game: str,
+    action_type: str,
+    notes: Sequence[Event] = (),
+    decision: tuple[str, float] | None = None,
 ) -> None:
-    """Count one applied action of `game` (human or AI), and each `ai_fallback` among its `notes`.
+    """Count one applied action of `game` (human or AI), each `ai_fallback` among its `notes`, and its `decision`.
 
-    Called after the move was stored, in one round trip.
+    `decision` is `(level, seconds)` for an AI seat's move: the time its level took to choose it
+    (`observe_ai_decision`). Called after the move was stored, in one round trip.
     """
     try:
         with client.pipeline(transaction=False) as pipe:
@@ -65,22 +71,29 @@ def count_action(
                 if note.type == "ai_fallback":
                     field = _SEPARATOR.join([game, str(note.public["level"]), str(note.public["reason"])])
                     pipe.hincrby(ai_fallbacks_key(prefix), field, 1)
+            if decision is not None:
+                _add_decision(pipe, prefix, game, *decision)
             pipe.execute()
     except STORE_ERRORS:
         log.warning("could not count a %s %s action", game, action_type, exc_info=True)
 
 
 def observe_ai_decision(client: redis.Redis, prefix: str, game: str, level: str, seconds: float) -> None:
-    """Record how long an AI of `level` took to choose a move in `game` (one histogram observation)."""
-    bound = next(bound for bound in AI_DECISION_BUCKETS if seconds <= bound)
-    field = f"{game}{_SEPARATOR}{level}{_SEPARATOR}"
+    """Record how long an AI of `level` took to choose in `game`, when no move was stored (else `count_action`)."""
     try:
         with client.pipeline(transaction=False) as pipe:
-            pipe.hincrby(ai_decision_key(prefix), field + _bound_text(bound), 1)
-            pipe.hincrbyfloat(ai_decision_key(prefix), field + "sum", seconds)
+            _add_decision(pipe, prefix, game, level, seconds)
             pipe.execute()
     except STORE_ERRORS:
         log.warning("could not record an AI decision time", exc_info=True)
+
+
+def _add_decision(pipe: Any, prefix: str, game: str, level: str, seconds: float) -> None:
+    """One observation of the AI decision time histogram, added to `pipe`."""
+    bound = next(bound for bound in AI_DECISION_BUCKETS if seconds <= bound)
+    field = f"{game}{_SEPARATOR}{level}{_SEPARATOR}"
+    pipe.hincrby(ai_decision_key(prefix), field + _bound_text(bound), 1)
+    pipe.hincrbyfloat(ai_decision_key(prefix), field + "sum", seconds)
 
 
 def _bound_text(bound: float) -> str:

@@ -143,12 +143,15 @@ def play(
     action: Action,
     notes: Sequence[Event] = (),
     by_clock: clocks.ClockMove | None = None,
+    decision: tuple[str, float] | None = None,
 ) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
 
     `notes` are service events stored just before the action's own, in the same write (the worker's
     `ai_fallback`: the AI's level failed and a fallback level chose this move; a clock's `timeout`). `by_clock`
     says the clock made this move for the seat (service/clocks.py `next_clock`), None: the seat itself.
+    `decision` is an AI seat's `(level, seconds it took to choose)`, counted with the action
+    (service/game_metrics.py `count_action`).
 
     Raises:
         GameFinished: the game has a result (shared/API.md errors, 409).
@@ -179,7 +182,7 @@ def play(
     new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored)
-    count_action(store.client, store.prefix, record.game, action["type"], notes)
+    count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queue, new_record)
     return new_record
 

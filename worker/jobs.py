@@ -91,12 +91,14 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     except Exception as exc:  # any failure of a level, its timeout included: never leave the seat stuck
         reason = "timeout" if isinstance(exc, JobTimeoutException) else "error"
         action, notes = fallback_move(view, level, reason, exc)
-    observe_ai_decision(store.client, key_prefix, record.game, level, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
     if action is None:
+        observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
         return "passed"
     try:
-        play(store, make_queue(job.connection, job.origin), record, seat, action, notes)
+        play(store, make_queue(job.connection, job.origin), record, seat, action, notes, decision=(level, seconds))
     except VersionConflict:
+        observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
         return "stale"
     return "played" if not notes else "fallback"
 

@@ -3,7 +3,10 @@
 A job runs in the worker's own process, not in a work horse forked per job: a fork cost ~25 ms of every AI turn's
 wait and held one worker process to a few dozen moves a second (docs/benchmarks.md, AI job latency). An AI turn is
 short, bounded Python (the search levels' budgets) under RQ's job time limit, which `SimpleWorker` enforces
-in-process with SIGALRM as the forking worker does in its horse.
+in-process with SIGALRM as the forking worker does in its horse. Between two jobs RQ's loop also made about a
+dozen Redis round trips of its own (re-registering the worker three times, a suspension check, its state twice);
+the worker does those at most once per `RENEW_SECONDS`, so a job costs ~17 round trips instead of ~28
+(tests/e2e/test_worker_round_trips.py).
 
 The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
 cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
@@ -18,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import signal
 import threading
 import time
+from typing import Any
 
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
@@ -37,6 +42,8 @@ from worker.timeouts import revive_timeouts
 log = logging.getLogger(__name__)
 
 SWEEP_INTERVAL_SECONDS = float(os.environ.get("AI_SWEEP_INTERVAL_SECONDS", "5"))
+RENEW_SECONDS = 1.0
+"""How often, at most, a busy worker renews its registration and looks for `rq suspend` (RQ: around every job)."""
 SCHEDULER_STOP_SECONDS = 5
 """How long a stopping worker waits for its scheduler process (a round of it takes milliseconds, then 1 s pause)."""
 
@@ -49,6 +56,13 @@ class CardroomWorker(SimpleWorker):
         super().__init__(*args, **kwargs)
         self.key_prefix = key_prefix
         self.last_swept = 0.0
+        self.last_renewed = -math.inf
+        self.last_suspension_check = -math.inf
+        self.stored_state: str | None = None
+        self.running: tuple[Job, Execution, float] | None = None
+        """The job being run (with its execution and `time.monotonic()` start) while `marker` may mark it alive."""
+        self.running_lock = threading.Lock()
+        self.marker: threading.Thread | None = None
 
     def request_stop(self, signum: int, frame: object) -> None:
         """RQ's warm shutdown (SIGINT, SIGTERM); from then on a Redis outage ends the worker, never waited out.
@@ -69,33 +83,85 @@ class CardroomWorker(SimpleWorker):
         log.info("stopping after the current job; a second signal stops at once")
 
     def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
-        """Run `job` here while a thread marks it (and this worker) alive every `job_monitoring_interval` seconds.
+        """Run `job` here while `marker` marks it (and this worker) alive every `job_monitoring_interval` seconds.
 
         RQ's `SimpleWorker` marks a job alive only when it starts; the forking worker's parent does so while its
         horse runs. The sweep tells a dead worker's job by that mark (service/turns.py `job_is_live`), so a job
         that runs longer than `AI_JOB_STALE_SECONDS` (a search slowed by a busy machine, a wait for Redis) must
-        keep being marked, or it would be enqueued again while it runs. Marking stops a minute past the job's time
-        limit, as the forking worker then killed its horse: a job wedged beyond that counts as dead and is revived.
+        keep being marked, or it would be enqueued again while it runs. One thread for the worker's life marks
+        it: a thread started per job cost ~0.2 ms of CPU, several percent of an `easy` job.
         """
-        done = threading.Event()
-        started = time.monotonic()
+        if self.marker is None:
+            self.marker = threading.Thread(target=self._mark_alive, name="job-heartbeat", daemon=True)
+            self.marker.start()
+        with self.running_lock:
+            self.running = job, execution, time.monotonic()
+        try:
+            return super().perform_job(job, queue, execution)
+        finally:  # `handle_execution_ended` did it, unless RQ's own bookkeeping raised first
+            with self.running_lock:
+                self.running = None
 
-        def mark_alive() -> None:
-            while not done.wait(self.job_monitoring_interval):
+    def handle_execution_ended(self, job: Job, queue: Queue, heartbeat_ttl: int) -> None:
+        """The job returned or raised: stop marking it before RQ records its end.
+
+        A mark after RQ's cleanup would put the finished execution back in the started registry.
+        """
+        with self.running_lock:  # waits for a mark in flight
+            self.running = None
+        super().handle_execution_ended(job, queue, heartbeat_ttl)
+
+    def _mark_alive(self) -> None:
+        # Every `job_monitoring_interval` seconds, mark the running job. Marking stops a minute past the job's
+        # time limit, as the forking worker then killed its horse: a job wedged beyond that counts as dead and is
+        # revived.
+        while True:
+            time.sleep(self.job_monitoring_interval)
+            with self.running_lock:
+                if self.running is None:
+                    continue
+                job, execution, started = self.running
                 if time.monotonic() - started > (job.timeout or AI_JOB_TIMEOUT_SECONDS) + 60:
-                    return
+                    continue
                 try:
                     self.maintain_heartbeats(job, execution)
                 except Exception:  # never let a failed mark end the marking: the next one may succeed
                     log.warning("job %s: could not mark it alive", job.id, exc_info=True)
 
-        marker = threading.Thread(target=mark_alive, name="job-heartbeat", daemon=True)
-        marker.start()
-        try:
-            return super().perform_job(job, queue, execution)
-        finally:
-            done.set()
-            marker.join()
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        """Renew this worker's registration: within `pipeline` as RQ asks, else at most once per `RENEW_SECONDS`.
+
+        RQ renews it, three commands one at a time, three times around every job; the registration lives
+        `worker_ttl` + 60 s (8 minutes), so once a second loses nothing, and the three go in one round trip.
+        """
+        if pipeline is not None:
+            super().heartbeat(timeout, pipeline)
+            return
+        if time.monotonic() - self.last_renewed < RENEW_SECONDS:
+            return
+        with self.connection.pipeline(transaction=False) as renewal:
+            super().heartbeat(timeout, renewal)
+            renewal.execute()
+        self.last_renewed = time.monotonic()
+
+    def check_for_suspension(self, burst: bool) -> None:
+        """RQ's check for `rq suspend` (a Redis read), at most once per `RENEW_SECONDS` instead of before every job."""
+        if time.monotonic() - self.last_suspension_check < RENEW_SECONDS:
+            return
+        super().check_for_suspension(burst)
+        self.last_suspension_check = time.monotonic()
+
+    def set_state(self, state: str, pipeline: Any = None) -> None:
+        """Store this worker's state (`rq info` shows it), unless Redis holds it already.
+
+        RQ stores "idle" twice between two jobs.
+        """
+        if pipeline is None and state == self.stored_state:
+            self._state = state
+            return
+        super().set_state(state, pipeline)
+        # within a pipeline the write is not done yet (and may fail): the next direct write goes through
+        self.stored_state = state if pipeline is None else None
 
     def stop_scheduler(self) -> None:
         """Stop RQ's scheduler process as RQ does (SIGTERM, then wait), but kill it after `SCHEDULER_STOP_SECONDS`.

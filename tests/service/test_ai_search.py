@@ -61,15 +61,17 @@ def test_an_illegal_choice_falls_back(api, monkeypatch) -> None:
 
 
 def test_a_failed_job_is_answered_by_its_failure_callback(api, monkeypatch) -> None:
-    """The job raises after choosing (here: its metrics call); RQ runs `ai_turn_failed`, which plays a fallback."""
+    """The job raises after choosing (here: storing its move); RQ runs `ai_turn_failed`, which plays a fallback."""
     calls = []
+    play = jobs.play
 
     def flaky(*args, **kwargs):
         calls.append(args)
         if len(calls) == 1:
-            raise RuntimeError("metrics down")
+            raise RuntimeError("Redis down")
+        return play(*args, **kwargs)
 
-    monkeypatch.setattr(jobs, "observe_ai_decision", flaky)
+    monkeypatch.setattr(jobs, "play", flaky)
     created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=7)
     game_id, token = created.json["game_id"], created.json["player_token"]
     view = created.json
