@@ -25,8 +25,8 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     Choosing a trump (blind, before the deal, §7.2) it picks a free suit at random. Leading or playing, it lays the
     card the opponent can least easily beat (`engine.ai.costs.lay_value`). Responding, it beats with the cheapest
     card (`engine.ai.costs.trump_cost`, its own trump counting as the trump); when it cannot, `take` is its only
-    move. The card is `svoi_koziri_playout.easy_card`'s, the one the search's playouts mostly play. It never
-    resigns. Reads only `view["state"]` (svoi_koziri.md §6.4) and `view["legal_actions"]`.
+    move. The card is `svoi_koziri_playout.easy_card`'s. It never resigns. Reads only `view["state"]`
+    (svoi_koziri.md §6.4) and `view["legal_actions"]`.
 
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).

@@ -12,8 +12,14 @@ A card is its number in `FRENCH_36` (suit `S H D C`, then rank 6..A): numbers so
 `S H D C`. The moves are those card numbers (lead, beat or play that card, as the step says), `TAKE` and
 `CHOOSE_TRUMP + suit`; `resign` is never a playout move.
 
-The playout policy is the `easy` bot's (engine/ai/svoi_koziri.py) with a uniform move one time in `1 / EXPLORE`;
-its choice of a card is `easy_card`, which `easy` itself asks, so the two cannot drift apart.
+The playout policy beats with the cheapest card, as both rule bots do, and lays (leads and plays) one of two ways,
+chosen once per playout for both seats: half the playouts lay the cheapest card, as the `lowest` bot does
+(bench/lowest.py), the other half the card hardest to beat, as `easy` does (`easy_card`); one move in `1 / EXPLORE`
+is uniform instead. A search whose playouts all played `easy`'s way misjudged every game against an opponent that
+sheds its small cards first: `medium` scored 22% against `lowest` with them and 95% against `easy`; with the
+cheapest card alone, 81% and 85%; with the two mixed, 74% and 89% (and `hard` 78% and 81%, where the cheapest card
+alone gave 76% and 72%: docs/benchmarks.md). A playout keeps its way for both seats: a mix per move scored 59%
+against `lowest`.
 """
 
 from __future__ import annotations
@@ -42,8 +48,11 @@ TAKE = 36
 """The move `{"type": "take"}`."""
 CHOOSE_TRUMP = 37
 """`CHOOSE_TRUMP + s` is the move `{"type": "choose_trump", "suit": ...}` of the suit with index s in `S H D C`."""
-EXPLORE = 0.2
-"""How often the playout policy plays a uniformly random card instead of `easy`'s (svoi_koziri.md §3.3-§3.5)."""
+EXPLORE = 0.05
+"""How often the playout policy plays a uniformly random card instead (svoi_koziri.md §3.3-§3.5): with the cheapest
+card alone `medium` scored 66%, 78% and 81% against `lowest` at 0.2, 0.1 and 0.05 (40 games each)."""
+CHEAPEST_SHARE = 0.5
+"""The share of playouts that lay the cheapest card (`lowest`'s way); the others lay `easy_card`'s."""
 
 NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
 """The number of each of the 36 cards (module docstring)."""
@@ -52,8 +61,8 @@ _NUMBER_OF_CODE = {card.code: number for number, card in enumerate(FRENCH_36)}
 _SUIT = {suit: index for index, suit in enumerate(FRENCH_SUITS)}
 _BEATS = [[tuple(beats(card, top, trump) for card in FRENCH_36) for top in FRENCH_36] for trump in FRENCH_SUITS]
 """`_BEATS[own][top][card]`: whether `card` beats `top` for a player whose own trump suit is `own` (§3.1)."""
-_BEAT_COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
-"""`_BEAT_COST[own][card]`: `engine.ai.costs.trump_cost` by number."""
+_COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
+"""`_COST[own][card]`: `engine.ai.costs.trump_cost` by number."""
 _LAY_VALUE = [[tuple(lay_value(card.code, own.letter, theirs.letter) for card in FRENCH_36) for theirs in FRENCH_SUITS]
               for own in FRENCH_SUITS]
 """`_LAY_VALUE[own][theirs][card]`: `engine.ai.costs.lay_value` by number."""
@@ -261,7 +270,7 @@ def easy_card(cards: Sequence[int], beating: bool, own: int, theirs: int) -> int
     ['8D', '9S']
     """
     if beating:
-        return min(cards, key=_BEAT_COST[own].__getitem__)
+        return min(cards, key=_COST[own].__getitem__)
     return max(cards, key=_LAY_VALUE[own][theirs].__getitem__)
 
 
@@ -282,12 +291,14 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random,
 
     The search's `SearchHooks.playout` (engine/ai/search.py); `start`, the search's sampled root, is not needed.
 
-    The policy (module docstring): on a trump choice or a take (the only move then) a uniform move; otherwise one
-    time in `1 / EXPLORE` a uniform card, else `easy_card`. It draws from `rng` exactly as the search's loop over
-    the public rules did with that policy as `rollout_action` (a `choice` on those steps, else a `random()` and a
-    `choice` when exploring), so the search's recorded choices hold (tests/engine/search_choices.json).
+    The policy (module docstring): first one `random()` chooses how this playout lays (`CHEAPEST_SHARE`); then on a
+    trump choice or a take (the only move then) a uniform move; otherwise one time in `1 / EXPLORE` a uniform card,
+    else the cheapest beat by `engine.ai.costs.trump_cost`, or the card laid this playout's way (the first of
+    equals). It draws from `rng` as tests/engine/svoi_koziri/test_playout.py's `reference_playout` does on the public
+    rules (a `choice` on those steps, else a `random()` and a `choice` when exploring).
     """
     position = Position(state)
+    cheapest = rng.random() < CHEAPEST_SHARE
     for played in range(limit):
         if position.over:
             return position.rewards(), played
@@ -296,8 +307,11 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random,
             move = rng.choice(moves)
         else:
             seat = position.turn
-            trumps = position.trumps
-            move = easy_card(moves, position.step is Step.RESPOND, trumps[seat], trumps[1 - seat])
+            own = position.trumps[seat]
+            if cheapest or position.step is Step.RESPOND:  # min keeps the first of equal costs, the hand order
+                move = min(moves, key=_COST[own].__getitem__)
+            else:
+                move = easy_card(moves, False, own, position.trumps[1 - seat])
         position.play(move)
     if position.over:
         return position.rewards(), limit
