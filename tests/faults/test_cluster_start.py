@@ -8,6 +8,9 @@ says so, and once the cluster is created a game plays through, its AI moves made
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,8 +18,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from tests.cluster import LocalCluster
-from tests.e2e.stack import StallGuard
+from tests.cluster import ClusterNode, LocalCluster, free_cluster_port
+from tests.e2e.stack import REPO, StallGuard
 from tests.faults.games import assert_each_version_written_once, create_ai_games, wait_finished
 from tests.faults.test_redis_outage import requests_while_down
 
@@ -56,3 +59,18 @@ def test_the_stack_starts_before_its_cluster_and_plays_once_the_cluster_answers(
     finished = wait_finished(stack, [game_id])
     assert finished[game_id]["result"] is not None
     assert len(assert_each_version_written_once(stack, game_id)) > 1
+
+
+def test_a_worker_refused_by_its_cluster_exits_instead_of_waiting(own_redis) -> None:  # type: ignore[no-untyped-def]
+    """A worker waits for a cluster that does not answer, but a wrong password is no outage: waiting would hide the
+    misconfiguration for ever."""
+    node = ClusterNode(free_cluster_port(set()), options=["--requirepass", "secret"])
+    node.start()
+    try:
+        environment = dict(os.environ, REDIS_CLUSTER_URL=f"redis://:wrong@127.0.0.1:{node.port}",
+                           RQ_REDIS_URL=own_redis.url, KEY_PREFIX="auth", RQ_QUEUE="auth")
+        worker = subprocess.run([sys.executable, "-m", "worker"], cwd=REPO, env=environment, capture_output=True,
+                                text=True, timeout=120)
+    finally:
+        node.remove()
+    assert worker.returncode != 0 and "invalid username-password pair" in worker.stderr, worker.stderr[-2000:]
