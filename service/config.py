@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
@@ -273,9 +274,11 @@ class LazyCluster:
 
     redis-py's `RedisCluster` asks its seed nodes for the slot map in its constructor, so a process that made it at
     start could not start while no node answered. Every attribute but `register_script` is the made client's: the
-    first use makes it, and while that fails each use tries again and raises `RedisClusterException` (an outage
-    when a node's connection failed, service/store.py `is_outage`; not when it refused the password). With
-    `wait_out_outages`, making it is retried through an outage instead (service/store.py `UntilRedisAnswers`).
+    first use makes it, and while that fails a use tries again and raises `RedisClusterException` (an outage when a
+    node's connection failed, service/store.py `is_outage`; not when it refused the password). Uses that waited
+    for a try under way share its failure instead of each trying after it: with nodes that time out, a queue of
+    tries would hold the last request for many timeouts. With `wait_out_outages`, making it is retried through an
+    outage instead (service/store.py `UntilRedisAnswers`).
     """
 
     def __init__(self, make: Callable[[], Any], wait_out_outages: bool = False) -> None:
@@ -283,6 +286,7 @@ class LazyCluster:
         self._wait_out_outages = wait_out_outages
         self._client: Any = None
         self._lock = threading.Lock()
+        self._failure: tuple[float, Exception] | None = None  # when the last try ended (time.monotonic), its error
 
     def cluster(self) -> Any:
         """The `RedisCluster`, made now if not yet.
@@ -290,15 +294,23 @@ class LazyCluster:
         Raises:
             redis.exceptions.RedisClusterException: no seed node answered with a cluster that covers every slot.
         """
-        from service.store import UntilRedisAnswers
+        from service.store import STORE_ERRORS, UntilRedisAnswers
 
+        arrived = time.monotonic()
         with self._lock:  # one process makes one client, however many requests need it at once
-            if self._client is None:
+            if self._client is not None:
+                return self._client
+            if self._failure is not None and self._failure[0] >= arrived:
+                raise self._failure[1]
+            try:
                 if self._wait_out_outages:
                     retry = UntilRedisAnswers(OUTAGE_BACKOFF_CAP_SECONDS)
                     self._client = retry.call_with_retry(self._make, lambda error: None)
                 else:
                     self._client = self._make()
+            except STORE_ERRORS as error:
+                self._failure = (time.monotonic(), error)
+                raise
             return self._client
 
     def register_script(self, script: str) -> Any:

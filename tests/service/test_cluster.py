@@ -317,3 +317,36 @@ def test_a_worker_s_cluster_client_refused_by_its_node_fails_instead_of_waiting(
     pinging.start()
     pinging.join(WAKE_SECONDS)
     assert len(errors) == 1 and not is_outage(errors[0]), errors
+
+
+def test_uses_that_waited_for_a_try_to_make_the_cluster_client_share_its_failure() -> None:
+    """With seed nodes that time out, each request queued behind the one making the client tried again in turn: the
+    last of n waited for n tries, n times the connect timeouts. Those that waited now get that try's error."""
+    release = threading.Event()
+    tries: list[int] = []
+
+    def make() -> None:
+        tries.append(1)
+        release.wait(WAKE_SECONDS)
+        raise cannot_connect()
+
+    lazy = config.LazyCluster(make)
+    errors: list[BaseException] = []
+
+    def use() -> None:
+        try:
+            lazy.ping()
+        except STORE_ERRORS as error:
+            errors.append(error)
+
+    users = [threading.Thread(target=use) for _ in range(5)]
+    for user in users:
+        user.start()
+    time.sleep(1)  # a point of order, no measure: every user waits for the first one's try by now
+    release.set()
+    for user in users:
+        user.join(WAKE_SECONDS)
+    assert len(tries) == 1 and len(errors) == 5 and all(is_outage(error) for error in errors), (tries, errors)
+    with pytest.raises(redis.exceptions.RedisClusterException):
+        lazy.ping()  # a use that came later tries again
+    assert len(tries) == 2
