@@ -26,11 +26,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     Per process, one client of the game state (`REDIS_CLUSTER_URL`'s cluster or `REDIS_URL`'s Redis) shared by the
     store, the rate limits and the game metrics; one of the RQ queue (`RQ_REDIS_URL`; the same client as the game
     state's when both are `REDIS_URL`); and the one pub/sub connection of the process's `Dispatcher` (the
-    clients waiting for a new version), on the game state's Redis.
+    clients waiting for a new version), on the game state's Redis. None connects here: the app starts while a Redis
+    or every node of the cluster is down, and answers 503 `store_unavailable` until it answers.
 
     Raises:
         UnsafeEviction: a Redis's `maxmemory-policy` may evict keys and `REDIS_EVICTION_ALLOWED` is not set.
-        redis.exceptions.RedisClusterException: `REDIS_CLUSTER_URL` is set and none of its seed nodes answers.
     """
     app = Flask("cardroom")
     app.json = JSONProvider(app)
@@ -50,7 +50,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     limits.init_app(app)  # before the rate limits: a request refused here costs Redis nothing
     http_metrics.init_app(app)
     settings = app.config
-    state = config.game_client(settings)  # raises RedisClusterException: no seed node of the cluster answered
+    state = config.game_client(settings)
     store = GameStore(
         state, settings["KEY_PREFIX"], settings["GAME_IDLE_TTL_SECONDS"], settings["GAME_RETENTION_SECONDS"],
         settings["REDIS_WAIT_REPLICAS"], settings["REDIS_WAIT_TIMEOUT_MS"],

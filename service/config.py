@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 
@@ -237,8 +240,10 @@ def _connection_settings() -> dict[str, object]:
     }
 
 
-def cluster_client(urls: str, **overrides: object):  # noqa: ANN201 - RedisCluster
-    """A bytes redis-py `redis.cluster.RedisCluster` (redis-py's own cluster client) seeded by `urls`.
+def cluster_client(urls: str, wait_out_outages: bool = False, **overrides: object) -> LazyCluster:
+    """A bytes redis-py `redis.cluster.RedisCluster` (redis-py's own cluster client) seeded by `urls`, made on use.
+
+    It is made on first use (`LazyCluster`), so a process starts while no seed node answers.
 
     `urls` are one or more comma-separated node URLs of one cluster (`REDIS_CLUSTER_URL`); the first one's
     credentials and TLS settings (`rediss://`, `?ssl_ca_certs=`) serve every node, `REDIS_PASSWORD` when it holds
@@ -246,10 +251,9 @@ def cluster_client(urls: str, **overrides: object):  # noqa: ANN201 - RedisClust
     and follows MOVED and ASK redirections. Each node's pool is bounded as `redis_client`'s. A command is retried
     once after a lost connection (with the slot map read again: a failed-over primary). redis-py's cluster client
     retries without pausing, so more retries would not outlast a failover, which takes seconds: a worker's jobs
-    wait one out themselves (worker/jobs.py `outlasting`). `overrides` replace these settings (`pubsub_client`).
-
-    Raises:
-        redis.exceptions.RedisClusterException: no seed node answered with a cluster that covers every slot.
+    wait one out themselves (worker/jobs.py `outlasting`). `wait_out_outages` (a worker's) makes the first use
+    wait until a seed node answers, as `redis_client`'s commands do. `overrides` replace these settings
+    (`pubsub_client`).
     """
     import redis
     from redis.backoff import NoBackoff
@@ -262,20 +266,74 @@ def cluster_client(urls: str, **overrides: object):  # noqa: ANN201 - RedisClust
         **_connection_settings(), "retry": Retry(NoBackoff(), 1), "connection_pool_class": redis.BlockingConnectionPool,
         **overrides,
     }
-    return RedisCluster(url=first, startup_nodes=seeds, **settings)
+    return LazyCluster(lambda: RedisCluster(url=first, startup_nodes=seeds, **settings), wait_out_outages)
 
 
-def game_client(settings: dict[str, Any], wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis or RedisCluster
+class LazyCluster:
+    """A Redis Cluster client made by `make` (a `RedisCluster`) on first use, then used by every caller alike.
+
+    redis-py's `RedisCluster` asks its seed nodes for the slot map in its constructor, so a process that made it at
+    start could not start while no node answered. Every attribute but `register_script` is the made client's: the
+    first use makes it, and while that fails a use tries again and raises `RedisClusterException` (an outage when a
+    node's connection failed, service/store.py `is_outage`; not when it refused the password). Uses that waited
+    for a try under way share its failure instead of each trying after it: with nodes that time out, a queue of
+    tries would hold the last request for many timeouts. With `wait_out_outages`, making it is retried through an
+    outage instead (service/store.py `UntilRedisAnswers`).
+    """
+
+    def __init__(self, make: Callable[[], Any], wait_out_outages: bool = False) -> None:
+        self._make = make
+        self._wait_out_outages = wait_out_outages
+        self._client: Any = None
+        self._lock = threading.Lock()
+        self._failure: tuple[float, Exception] | None = None  # when the last try ended (time.monotonic), its error
+
+    def cluster(self) -> Any:
+        """The `RedisCluster`, made now if not yet.
+
+        Raises:
+            redis.exceptions.RedisClusterException: no seed node answered with a cluster that covers every slot.
+        """
+        from service.store import STORE_ERRORS, UntilRedisAnswers
+
+        arrived = time.monotonic()
+        with self._lock:  # one process makes one client, however many requests need it at once
+            if self._client is not None:
+                return self._client
+            if self._failure is not None and self._failure[0] >= arrived:
+                raise self._failure[1]
+            try:
+                if self._wait_out_outages:
+                    retry = UntilRedisAnswers(OUTAGE_BACKOFF_CAP_SECONDS)
+                    self._client = retry.call_with_retry(self._make, lambda error: None)
+                else:
+                    self._client = self._make()
+            except STORE_ERRORS as error:
+                self._failure = (time.monotonic(), error)
+                raise
+            return self._client
+
+    def register_script(self, script: str) -> Any:
+        """redis-py's `Script` of `script` (UTF-8, redis-py's encoding), run through this client.
+
+        Made without the client: the store registers its scripts at start (service/store.py `GameStore`).
+        """
+        from redis.commands.core import Script
+
+        return Script(self, script.encode())  # type: ignore[arg-type] # it only sends commands through this one
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cluster(), name)
+
+
+def game_client(settings: dict[str, Any], wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis or LazyCluster
     """The client of the game state (`redis_settings`): the cluster at `REDIS_CLUSTER_URL`, else `REDIS_URL`'s Redis.
 
-    `wait_out_outages` (a worker's) holds for a single Redis (`redis_client`); on a cluster a worker's jobs wait
-    out a failover themselves (`cluster_client`).
-
-    Raises:
-        redis.exceptions.RedisClusterException: the cluster's seed nodes do not answer (`cluster_client`).
+    `wait_out_outages` (a worker's): each command waits out an outage of a single Redis (`redis_client`); on a
+    cluster the making of the client does (`cluster_client`), and a worker's jobs wait out a failover themselves.
     """
     if settings["REDIS_CLUSTER_URL"]:
-        return cluster_client(settings["REDIS_CLUSTER_URL"])
+        return cluster_client(settings["REDIS_CLUSTER_URL"], wait_out_outages)
     return redis_client(settings["REDIS_URL"], wait_out_outages)
 
 

@@ -29,6 +29,8 @@ import redis
 from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException
 
+from service.store import is_cluster
+
 log = logging.getLogger(__name__)
 
 LINGER_SECONDS = 10.0
@@ -77,7 +79,7 @@ class Dispatcher:
 
     def __init__(self, client: redis.Redis, channel_of: Callable[[str], str], max_waiters: int) -> None:
         self.client = client
-        self.sharded = isinstance(client, RedisCluster)
+        self.sharded = is_cluster(client)
         self.channel_of = channel_of
         self.max_waiters = max_waiters
         self.draining = threading.Event()

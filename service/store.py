@@ -44,6 +44,8 @@ from redis.cluster import RedisCluster
 from redis.exceptions import ClusterDownError, SlotNotCoveredError, TryAgainError
 from redis.retry import Retry
 
+from service.config import LazyCluster
+
 log = logging.getLogger(__name__)
 
 
@@ -123,17 +125,25 @@ def is_out_of_memory(error: BaseException) -> bool:
     )
 
 
+_SLOTS_NOT_COVERED = "All slots are not covered"
+"""How redis-py's `RedisClusterException` begins (no class of its own) when a cluster client is made while the seed
+nodes answer but do not serve every slot yet: a cluster being created, or a shard without any primary."""
+
+
 def is_outage(error: BaseException) -> bool:
     """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full.
 
     On a Redis Cluster also a slot without a primary during a failover (CLUSTERDOWN, MASTERDOWN, TRYAGAIN, a slot
-    not covered) and no node answering (redis-py's "Redis Cluster cannot be connected", caused by an outage).
+    not covered), no node answering (redis-py's "Redis Cluster cannot be connected", caused by an outage) and nodes
+    that answer without covering every slot yet when the client is made (service/config.py `LazyCluster`).
     Refused credentials are a ConnectionError too, but no outage: waiting would hide the misconfiguration; nor is
     a cross-slot command (a `RedisClusterException` of its own: a bug).
     """
     if isinstance(error, redis.AuthenticationError | redis.exceptions.AuthorizationError):
         return False
     if isinstance(error, redis.exceptions.RedisClusterException) and not isinstance(error, SlotNotCoveredError):
+        if str(error).startswith(_SLOTS_NOT_COVERED):
+            return True
         return error.__cause__ is not None and is_outage(error.__cause__)
     return isinstance(error, redis.ConnectionError | redis.TimeoutError | ClusterDownError | TryAgainError
                       | SlotNotCoveredError) or is_out_of_memory(error)
@@ -163,8 +173,10 @@ class UntilRedisAnswers(Retry):
         return cls._stopped
 
     def __init__(self, cap_seconds: float) -> None:
+        # RedisClusterException: making a cluster client (service/config.py `LazyCluster`) while no node answers
         super().__init__(ExponentialWithJitterBackoff(cap=cap_seconds, base=0.05), -1,
-                         (redis.ConnectionError, redis.TimeoutError, redis.ResponseError))
+                         (redis.ConnectionError, redis.TimeoutError, redis.ResponseError,
+                          redis.exceptions.RedisClusterException))
 
     def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):  # type: ignore[no-untyped-def]
         """Retry's own, with only outages retryable (and only those `is_retryable` allows, if redis-py gives one)."""
@@ -327,8 +339,11 @@ def seat_for_token(record: GameRecord, token: str) -> int | None:
 
 
 def is_cluster(client: object) -> bool:
-    """Whether `client` is redis-py's Redis Cluster client (`redis.cluster.RedisCluster`)."""
-    return isinstance(client, RedisCluster)
+    """Whether `client` is redis-py's Redis Cluster client (`redis.cluster.RedisCluster`), or one made on first use.
+
+    That is service/config.py's `LazyCluster`, which answering this must not make.
+    """
+    return isinstance(client, RedisCluster | LazyCluster)
 
 
 def script_sources(sharded: bool) -> dict[str, str]:

@@ -125,9 +125,6 @@ def game_client() -> Any:
     """This worker process's client of the game state (`REDIS_CLUSTER_URL`, else `REDIS_URL`), waiting out outages.
 
     Never the job's own connection, which is RQ's Redis (`RQ_REDIS_URL`): the game state may live elsewhere.
-
-    Raises:
-        redis.exceptions.RedisClusterException: `REDIS_CLUSTER_URL` is set and none of its seed nodes answers.
     """
     return config.game_client(config.redis_settings(), wait_out_outages=True)
 

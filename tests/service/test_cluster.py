@@ -21,7 +21,7 @@ from service.app import create_app
 from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
 from service.store import STORE_ERRORS, GameStore, is_outage, script_sources
-from tests.cluster import PROMOTION_SECONDS, LocalCluster
+from tests.cluster import PROMOTION_SECONDS, ClusterNode, LocalCluster, free_cluster_port
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port
 from tests.service.conftest import Api
@@ -278,3 +278,75 @@ def test_a_cluster_failing_over_is_an_outage_a_worker_waits_out(error: Exception
 def test_a_bug_or_a_misconfiguration_on_a_cluster_is_no_outage(error: Exception) -> None:
     """Waiting would hide them: the job fails (and its fallback moves)."""
     assert not is_outage(error)
+
+
+@pytest.fixture
+def lone_node(request: pytest.FixtureRequest) -> Iterator[ClusterNode]:
+    """One cluster-enabled redis-server that serves no slot (no cluster created), with the options of
+    `request.param` if given; removed after the test."""
+    node = ClusterNode(free_cluster_port(set()), options=getattr(request, "param", ()))
+    node.start()
+    try:
+        yield node
+    finally:
+        node.remove()
+
+
+def test_a_cluster_not_created_yet_is_an_outage_a_worker_waits_out(lone_node: ClusterNode) -> None:
+    """Nodes that answer but serve no slot yet (`redis-cli --cluster create` still to come): redis-py says "All
+    slots are not covered", without a cause, and a worker started then died of it instead of waiting."""
+    client = config.cluster_client(f"redis://127.0.0.1:{lone_node.port}")  # made on first use: no error yet
+    with pytest.raises(redis.exceptions.RedisClusterException, match="All slots are not covered") as raised:
+        client.ping()
+    assert is_outage(raised.value)
+
+
+@pytest.mark.parametrize("lone_node", [["--requirepass", "secret"]], indirect=True)
+def test_a_worker_s_cluster_client_refused_by_its_node_fails_instead_of_waiting(lone_node: ClusterNode) -> None:
+    """A worker's cluster client waits out an outage when it is made, but a refused password is no outage."""
+    client = config.cluster_client(f"redis://:wrong@127.0.0.1:{lone_node.port}", wait_out_outages=True)
+    errors: list[BaseException] = []
+
+    def ping() -> None:
+        try:
+            client.ping()
+        except STORE_ERRORS as error:
+            errors.append(error)
+
+    pinging = threading.Thread(target=ping, daemon=True)
+    pinging.start()
+    pinging.join(WAKE_SECONDS)
+    assert len(errors) == 1 and not is_outage(errors[0]), errors
+
+
+def test_uses_that_waited_for_a_try_to_make_the_cluster_client_share_its_failure() -> None:
+    """With seed nodes that time out, each request queued behind the one making the client tried again in turn: the
+    last of n waited for n tries, n times the connect timeouts. Those that waited now get that try's error."""
+    release = threading.Event()
+    tries: list[int] = []
+
+    def make() -> None:
+        tries.append(1)
+        release.wait(WAKE_SECONDS)
+        raise cannot_connect()
+
+    lazy = config.LazyCluster(make)
+    errors: list[BaseException] = []
+
+    def use() -> None:
+        try:
+            lazy.ping()
+        except STORE_ERRORS as error:
+            errors.append(error)
+
+    users = [threading.Thread(target=use) for _ in range(5)]
+    for user in users:
+        user.start()
+    time.sleep(1)  # a point of order, no measure: every user waits for the first one's try by now
+    release.set()
+    for user in users:
+        user.join(WAKE_SECONDS)
+    assert len(tries) == 1 and len(errors) == 5 and all(is_outage(error) for error in errors), (tries, errors)
+    with pytest.raises(redis.exceptions.RedisClusterException):
+        lazy.ping()  # a use that came later tries again
+    assert len(tries) == 2
