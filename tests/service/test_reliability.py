@@ -268,6 +268,33 @@ def test_a_version_read_between_its_write_and_its_enqueue_is_not_revived(  # typ
     assert store.version(game_id) > view["version"]
 
 
+def test_many_views_of_a_lost_ai_turn_at_once_revive_it_once(make_api: Any) -> None:
+    """Heavy polling: views that find the same lost job at the same moment enqueue it again once (the revive's
+    Redis lock) and count one revive."""
+    api = make_api(AI_JOB_STALE_SECONDS=1)
+    game_id, token, view = ai_game(api)
+    queue = api.services.queue
+    job_id = ai_job_id(game_id, view["version"], 1)
+    Job.fetch(job_id, queue.connection, queue.serializer).delete()
+    time.sleep(1.1)
+    barrier = threading.Barrier(8)
+    statuses: list[int] = []
+
+    def look() -> None:
+        client = api.app.test_client()
+        barrier.wait()
+        statuses.append(client.get(f"/v1/games/{game_id}").status_code)
+
+    threads = [threading.Thread(target=look) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert int(api.connection.get(api.services.store.revive_key(game_id, view["version"], 1))) == 1
+    assert queue.job_ids == [job_id]
+    assert statuses == [200] * 8
+
+
 def test_a_job_taken_by_a_worker_that_died_before_starting_it_is_revived(make_api: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A worker that dies between taking a job and starting it (SIGKILL, or Redis gone right after the dequeue)
     leaves it `queued` in RQ's intermediate list, in no queue: once AI_JOB_STALE_SECONDS old it is no longer
