@@ -249,6 +249,10 @@ class GameRecord:
     `visibility` is "public" (listed in the lobby) or "private"; `invites` holds the hashes of a private game's
     unused invitation codes. `rematch` is `{"game_id": ...}` once a rematch of this finished game was created.
     Records stored before these fields existed load with their defaults.
+
+    `written_at` is the Unix time in seconds (the writer's clock) at which `GameStore.create` or `GameStore.save`
+    stored this version; records stored before the field existed load with 0.0, as if written long ago. It tells a
+    turn whose job is not enqueued yet from one whose job was lost (service/turns.py `revive_ai_turns`).
     """
 
     game_id: str
@@ -265,6 +269,7 @@ class GameRecord:
     visibility: str = "public"
     invites: list[str] = field(default_factory=list)
     rematch: dict[str, str] | None = None
+    written_at: float = 0.0
     decoded: Any = field(default=None, init=False, repr=False, compare=False)
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
     views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -412,11 +417,12 @@ class GameStore:
         return {"compare_and_set": keys, "compare_and_delete": keys, "touch_seen": [self._key(game_id, "seen")]}
 
     def create(self, record: GameRecord, events: Sequence[dict[str, Any]] = ()) -> None:
-        """Store a new game at `record.version`.
+        """Store a new game at `record.version`, setting its `written_at` to now.
 
         Raises:
             VersionConflict: a game with that id exists already.
         """
+        record.written_at = time.time()
         key = self._key(record.game_id, "game")
         with self.client.pipeline() as pipe:
             pipe.hsetnx(key, "version", record.version)
@@ -462,9 +468,12 @@ class GameStore:
     def save(self, record: GameRecord, expected_version: int, events: Sequence[dict[str, Any]]) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
 
+        Sets `record.written_at` to now.
+
         Raises:
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
+        record.written_at = time.time()
         keys = self.script_keys(record.game_id)["compare_and_set"]
         args = [
             str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),

@@ -324,21 +324,33 @@ def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
 def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
     """AI seats to act whose job for the current version is queued or run by a live worker (`pending_ai`).
 
-    shared/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`).
+    shared/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`), nor a missing one once
+    the version is `stale_seconds` old (`_turn_is_live`).
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
-    pending = []
-    for seat in ai_seats_to_act(record):
-        job = _ai_job(queue, record, seat)
-        if job is not None and job_is_live(job, queue, stale):
-            pending.append(seat)
-    return pending
+    return [
+        seat for seat in ai_seats_to_act(record) if _turn_is_live(queue, record, _ai_job(queue, record, seat), stale)
+    ]
+
+
+def _turn_is_live(queue: Queue, record: GameRecord, job: Job | None, stale_seconds: float) -> bool:
+    """Whether someone will still play the AI turn of `record` whose job is `job` (None: no such job).
+
+    A missing job is not lost while the version is younger than `stale_seconds`: its writer enqueues it just
+    after the write (`wake_ai`), and a view or sweep may read the version in between.
+    """
+    if job is None:
+        return time.time() - record.written_at < stale_seconds
+    return job_is_live(job, queue, stale_seconds)
 
 
 def revive_ai_turns(
     store: GameStore, queue: Queue, record: GameRecord, stale_seconds: float | None = None
 ) -> list[int]:
-    """Enqueue again the AI turns of `record` whose job is gone: failed, missing, or left by a dead worker.
+    """Enqueue again the AI turns of `record` whose job is gone: failed, left by a dead worker, or missing.
+
+    A missing job counts as gone only once the version is `stale_seconds` old (`GameRecord.written_at`): before,
+    its writer may be about to enqueue it.
 
     The worker's sweep (worker/sweeper.py) runs this over every active game, and a view of the game runs it for
     that game. The move is still made exactly once: the new job, like any, applies its move with the version
@@ -353,7 +365,8 @@ def revive_ai_turns(
         if _optional_only(record, seat):
             continue
         job = _ai_job(queue, record, seat)
-        if job is not None and (job.get_status(refresh=False) == JobStatus.FINISHED or job_is_live(job, queue, stale)):
+        finished = job is not None and job.get_status(refresh=False) == JobStatus.FINISHED
+        if finished or _turn_is_live(queue, record, job, stale):
             continue
         name = store.revive_key(record.game_id, record.version, seat)
         if not store.client.set(name + ":lock", 1, nx=True, ex=max(1, math.ceil(stale))):

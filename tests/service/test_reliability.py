@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hmac
 import json
+import logging
 import os
 import threading
 import time
@@ -25,6 +26,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from engine import GAMES
+from service import turns
 from service.app import create_app
 from service.config import redis_client
 from service.store import GameRecord
@@ -151,9 +153,11 @@ def test_a_record_with_fields_this_version_does_not_know_still_loads(api: Api) -
     assert loaded == record
 
 
-def test_the_sweep_goes_past_a_record_it_cannot_read(api: Api) -> None:
+def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """worker/sweeper.py: one unreadable record (here a seats list that is no list) is logged and skipped; the
     sweep still revives the other games' lost AI turns instead of raising out of the worker's maintenance."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")  # the sweep's, read like the worker's from the environment
+    api = make_api(AI_JOB_STALE_SECONDS=1)
     broken, _ = api.create_humans()
     key = api.services.store._key(broken, "game")
     stored = json.loads(api.connection.hget(key, "record"))
@@ -161,6 +165,7 @@ def test_the_sweep_goes_past_a_record_it_cannot_read(api: Api) -> None:
     game_id, _, view = ai_game(api)
     queue = api.services.queue
     Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
     assert sweep(api.services.store, [queue], interval=1.0) == [(game_id, 1)]
 
 
@@ -208,16 +213,86 @@ def race_once(api: Api) -> None:
     assert ("resigned" in written) == (outcome["human"] == 200), written  # the winner's events only
 
 
-def test_a_lost_ai_job_is_enqueued_again_when_the_game_is_viewed(api: Api) -> None:
-    """An AI turn whose job vanished (never enqueued, or deleted) is revived by the next view, then played once."""
+def test_a_lost_ai_job_is_enqueued_again_when_the_game_is_viewed(make_api: Any) -> None:
+    """An AI turn whose job vanished (never enqueued, or deleted) is pending while its version is younger than
+    AI_JOB_STALE_SECONDS (its writer may be about to enqueue it), then revived by the next view and played once."""
+    api = make_api(AI_JOB_STALE_SECONDS=1)
     game_id, token, view = ai_game(api)
     queue = api.services.queue
     job_id = ai_job_id(game_id, view["version"], 1)
     Job.fetch(job_id, queue.connection, queue.serializer).delete()
+    assert api.view(game_id, token).json["pending_ai"] == [1]
+    assert job_id not in queue.job_ids, "revived before its writer could have enqueued it"
+    time.sleep(1.1)
+    assert pending_ai(queue, api.services.store.load(game_id), 1) == []
     assert api.view(game_id, token).json["pending_ai"] == [1]  # the view enqueued it again
     Job.fetch(job_id, queue.connection, queue.serializer)
     api.run_ai()
     assert api.services.store.version(game_id) > view["version"]
+
+
+@pytest.mark.parametrize("looker", ["views", "sweep"])
+def test_a_version_read_between_its_write_and_its_enqueue_is_not_revived(  # type: ignore[no-untyped-def]
+    api: Api, monkeypatch, caplog, looker: str
+) -> None:
+    """`turns.play` stores the move, then enqueues the next AI turn (`wake_ai`). Views (many, as heavy pollers
+    send) or a sweep that read the new version in between find its job missing: that is no lost turn. None of
+    them revives it (no warning, no revive counted) and the views list the seat as pending; the turn is then
+    enqueued once, by its writer, and played."""
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5).json
+    game_id, token = created["game_id"], created["player_token"]
+    api.run_ai()  # the AI leads: the game waits for the human now
+    store, queue = api.services.store, api.services.queue
+    wake_ai = turns.wake_ai
+    in_window: list[int] = []
+
+    def look_then_wake(store_: Any, queue_: Any, record: GameRecord) -> None:
+        if not in_window and turns.ai_seats_to_act(record) == [1]:
+            in_window.append(record.version)
+            if looker == "views":
+                assert [api.view(game_id).json["pending_ai"] for _ in range(10)] == [[1]] * 10
+            else:
+                assert sweep(store, [queue], interval=1.0) == []
+        wake_ai(store_, queue_, record)
+
+    monkeypatch.setattr(turns, "wake_ai", look_then_wake)
+    caplog.set_level(logging.WARNING, logger="service.turns")
+    view = api.view(game_id, token).json
+    while 1 not in view["to_act"]:
+        view = api.act(game_id, token, next(a for a in view["legal_actions"] if a["type"] != "resign")).json
+    assert in_window == [view["version"]] and view["version"] > 2
+    assert api.connection.get(store.revive_key(game_id, view["version"], 1)) is None, "a revive was counted"
+    assert [r.getMessage() for r in caplog.records if "enqueued again" in r.getMessage()] == []
+    assert queue.job_ids == [ai_job_id(game_id, view["version"], 1)]
+    api.run_ai()
+    assert store.version(game_id) > view["version"]
+
+
+def test_many_views_of_a_lost_ai_turn_at_once_revive_it_once(make_api: Any) -> None:
+    """Heavy polling: views that find the same lost job at the same moment enqueue it again once (the revive's
+    Redis lock) and count one revive."""
+    api = make_api(AI_JOB_STALE_SECONDS=1)
+    game_id, token, view = ai_game(api)
+    queue = api.services.queue
+    job_id = ai_job_id(game_id, view["version"], 1)
+    Job.fetch(job_id, queue.connection, queue.serializer).delete()
+    time.sleep(1.1)
+    barrier = threading.Barrier(8)
+    statuses: list[int] = []
+
+    def look() -> None:
+        client = api.app.test_client()
+        barrier.wait()
+        statuses.append(client.get(f"/v1/games/{game_id}").status_code)
+
+    threads = [threading.Thread(target=look) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert int(api.connection.get(api.services.store.revive_key(game_id, view["version"], 1))) == 1
+    assert queue.job_ids == [job_id]
+    assert statuses == [200] * 8
 
 
 def test_a_job_taken_by_a_worker_that_died_before_starting_it_is_revived(make_api: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -276,9 +351,10 @@ def test_a_scheduled_job_nobody_moved_to_the_queue_is_revived(make_api: Any, mon
     assert store.version(game_id) > view["version"]
 
 
-def test_a_redis_failure_after_the_write_still_answers_the_stored_move(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_redis_failure_after_the_write_still_answers_the_stored_move(make_api: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The move is stored, then enqueueing the AI fails: 200 with the new version (not a 503 "nothing was
     changed"), and the AI turn is revived later."""
+    api = make_api(AI_JOB_STALE_SECONDS=1)
     created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
     game_id, token = created.json["game_id"], created.json["player_token"]
     view = api.view(game_id, token).json
@@ -299,6 +375,7 @@ def test_a_redis_failure_after_the_write_still_answers_the_stored_move(api: Api,
         if 1 in view["to_act"]:
             break
     monkeypatch.undo()
+    time.sleep(1.1)  # the version is AI_JOB_STALE_SECONDS old: its job is lost, not about to be enqueued
     assert api.view(game_id, token).json["pending_ai"] == [1]
     api.run_ai()
     assert api.services.store.version(game_id) > view["version"]
