@@ -7,7 +7,7 @@ import urllib.parse
 from typing import Any
 
 import redis
-from redis.sentinel import MasterNotFoundError, Sentinel
+from redis.sentinel import MasterNotFoundError, Sentinel, SentinelManagedConnection
 
 
 def from_environment() -> dict[str, Any]:
@@ -164,9 +164,26 @@ def sentinel_client(url: str, **settings: object):  # noqa: ANN201 - redis.Redis
 
     _, service, database, password = sentinel_url_parts(url)
     return _sentinels(url, settings).master_for(
-        service, connection_pool_class=BlockingSentinelConnectionPool,
+        service, connection_pool_class=BlockingSentinelConnectionPool, connection_class=PrimaryConnection,
         **{**settings, "password": password or settings.get("password"), "db": database},
     )
+
+
+class PrimaryConnection(SentinelManagedConnection):
+    """redis-py's connection to the primary that the sentinels name, asking them again at every socket connect.
+
+    redis-py asks them only when the pool hands out an unconnected connection. A connection that drops under a
+    command (the primary killed during a worker's blocking dequeue) is reconnected by the command's retry
+    (`send_packed_command`) to the address it last had: a worker, which waits out any outage, then tried the dead
+    primary until it came back, and went on there while it served as a primary with its own data, until the
+    sentinels made it a replica and threw away what the worker had written (its moves, the jobs it queued); then
+    it kept reconnecting to that replica. A new connection asks twice (once for redis-py, once here): a round
+    trip to each sentinel, only when a connection is made.
+    """
+
+    def _connect(self) -> object:
+        self.host, self.port = self.connection_pool.get_master_address()
+        return super()._connect()
 
 
 def _sentinels(url: str, settings: dict[str, object]):  # noqa: ANN202 - redis.sentinel.Sentinel
