@@ -199,8 +199,8 @@ class NewestEpochSentinel(Sentinel):
     redis-py takes the word of the first sentinel that names an up primary. A sentinel that has not yet heard
     of a failover (sentinels tell each other every 2 s) still names the old primary, and when that one comes
     back it answers as a primary, with its own data, until the sentinels make it a replica: a client sent
-    there reads and writes data that the resync then throws away (an AI job found a game version that later
-    vanished, answered "stale", and the turn was never played). Each failover raises the epoch, so the
+    there reads and writes data that the resync then throws away (a move lost, or a job that found a version that
+    later vanished and answered "stale": the turn is never played). Each failover raises the epoch, so the
     sentinels that know the latest one name the real primary. Every sentinel is asked: one more round trip
     each, only when a connection is made.
     """
