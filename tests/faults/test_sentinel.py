@@ -193,9 +193,9 @@ def test_a_sentinel_that_missed_the_failover_does_not_send_clients_to_a_stale_pr
     """It used to: redis-py's `Sentinel` takes the word of the first sentinel that names an up primary. A sentinel
     that has not yet heard of the failover (hellos come every 2 s; on a loaded machine later) names the old primary,
     which, restarted, answers as a primary with its own data until the sentinels turn it into a replica: what a
-    client writes there is thrown away (a move, a queued job). Here the stale sentinel watches a Redis of its own as the service's primary, as such a sentinel would
-    the restarted old primary, and is asked first; the sentinels that know the failover name the promoted replica
-    under a newer configuration epoch."""
+    client writes there is thrown away (a move, a queued job). Here the stale sentinel watches a Redis of its own
+    as the service's primary, as such a sentinel would the restarted old primary, and is asked first; the
+    sentinels that know the failover name the promoted replica under a newer configuration epoch."""
     primary, replica, sentinels = sentinel_pair
     primary.kill()
     for port in sentinels.ports:
