@@ -9,6 +9,9 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+import redis
+from redis.sentinel import MasterNotFoundError, Sentinel, SentinelManagedConnection
+
 
 def from_environment() -> dict[str, Any]:
     """The app's settings: the Redis ones (`redis_settings`), `KEY_PREFIX`, `RQ_QUEUE` and the API's fixed options."""
@@ -164,17 +167,68 @@ def sentinel_client(url: str, **settings: object):  # noqa: ANN201 - redis.Redis
 
     _, service, database, password = sentinel_url_parts(url)
     return _sentinels(url, settings).master_for(
-        service, connection_pool_class=BlockingSentinelConnectionPool,
+        service, connection_pool_class=BlockingSentinelConnectionPool, connection_class=PrimaryConnection,
         **{**settings, "password": password or settings.get("password"), "db": database},
     )
 
 
-def _sentinels(url: str, settings: dict[str, object]):  # noqa: ANN202 - redis.sentinel.Sentinel
-    """redis-py's `Sentinel` of the URL's sentinels, with `settings`' socket timeouts and `REDIS_SENTINEL_PASSWORD`."""
-    from redis.sentinel import Sentinel
+class PrimaryConnection(SentinelManagedConnection):
+    """redis-py's connection to the primary that the sentinels name, asking them again at every socket connect.
 
+    redis-py asks them only when the pool hands out an unconnected connection. A connection that drops under a
+    command (the primary killed during a worker's blocking dequeue) is reconnected by the command's retry
+    (`send_packed_command`) to the address it last had: a worker, which waits out any outage, then tried the dead
+    primary until it came back, and went on there while it served as a primary with its own data, until the
+    sentinels made it a replica and threw away what the worker had written (its moves, the jobs it queued); then
+    it kept reconnecting to that replica. A new connection asks twice (once for redis-py, once here): a round
+    trip to each sentinel, only when a connection is made.
+    """
+
+    def _connect(self) -> object:
+        self.host, self.port = self.connection_pool.get_master_address()
+        return super()._connect()
+
+
+def _sentinels(url: str, settings: dict[str, object]):  # noqa: ANN202 - redis.sentinel.Sentinel
+    """`NewestEpochSentinel`s of the URL's sentinels, with `settings`' socket timeouts and `REDIS_SENTINEL_PASSWORD`."""
     timeouts = {key: value for key, value in settings.items() if key.startswith("socket_")}
-    return Sentinel(sentinel_url_parts(url)[0], sentinel_kwargs={**timeouts, "password": sentinel_password()})
+    sentinels = sentinel_url_parts(url)[0]
+    return NewestEpochSentinel(sentinels, sentinel_kwargs={**timeouts, "password": sentinel_password()})
+
+
+class NewestEpochSentinel(Sentinel):
+    """redis-py's `Sentinel`, but the primary is the one named under the newest configuration epoch.
+
+    redis-py takes the word of the first sentinel that names an up primary. A sentinel that has not yet heard
+    of a failover (sentinels tell each other every 2 s) still names the old primary, and when that one comes
+    back it answers as a primary, with its own data, until the sentinels make it a replica: a client sent
+    there reads and writes data that the resync then throws away (a move lost, or a job that found a version that
+    later vanished and answered "stale": the turn is never played). Each failover raises the epoch, so the
+    sentinels that know the latest one name the real primary. Every sentinel is asked: one more round trip
+    each, only when a connection is made.
+    """
+
+    def discover_master(self, service_name: str) -> tuple[str, int]:
+        """The (host, port) of the primary named by the answering sentinels with the newest epoch.
+
+        Raises:
+            MasterNotFoundError (a `redis.ConnectionError`): no sentinel answered, or those with the newest
+                epoch see no up primary (e.g. it is down and not yet replaced).
+        """
+        states, errors = [], []
+        for sentinel in self.sentinels:
+            try:
+                state = sentinel.sentinel_masters().get(service_name)
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                errors.append(f"{sentinel} - {error!r}")
+                continue
+            if state:
+                states.append(state)
+        newest = max((int(state["config-epoch"]) for state in states), default=None)
+        for state in states:
+            if int(state["config-epoch"]) == newest and self.check_master_state(state, service_name):
+                return state["ip"], int(state["port"])
+        raise MasterNotFoundError(f"No master found for {service_name!r} : {', '.join(errors)}")
 
 
 def sentinel_url_parts(url: str) -> tuple[list[tuple[str, int]], str, int, str | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,7 @@ import pytest
 import redis
 import requests
 
-from service.config import sentinel_url_parts
+from service.config import redis_client, sentinel_url_parts
 from tests.e2e.stack import REPO, STALL_SECONDS, Stack, start_stack, stop_stack
 from tests.faults.games import assert_each_version_written_once, create_ai_games, wait_finished, wait_until
 from tests.redis_server import RedisServer, free_port
@@ -184,6 +185,63 @@ def assert_a_move_wakes_a_long_poll(base: str) -> None:
         assert moved.status_code == 200, moved.text
         answer = poll.result()
     assert (answer.status_code, answer.json()["version"]) == (200, view["version"] + 1)
+
+
+def test_a_sentinel_that_missed_the_failover_does_not_send_clients_to_a_stale_primary(  # type: ignore[no-untyped-def]
+    sentinel_pair, make_redis
+) -> None:
+    """It used to: redis-py's `Sentinel` takes the word of the first sentinel that names an up primary. A sentinel
+    that has not yet heard of the failover (hellos come every 2 s; on a loaded machine later) names the old primary,
+    which, restarted, answers as a primary with its own data until the sentinels turn it into a replica: what a
+    client writes there is thrown away (a move, a queued job). Here the stale sentinel watches a Redis of its own
+    as the service's primary, as such a sentinel would the restarted old primary, and is asked first; the
+    sentinels that know the failover name the promoted replica under a newer configuration epoch."""
+    primary, replica, sentinels = sentinel_pair
+    primary.kill()
+    for port in sentinels.ports:
+        sentinels.wait_for(port, lambda address: address == replica.port, "the replica promoted")
+    stale = Sentinels(make_redis(), count=1)
+    stale.start()
+    try:
+        url = sentinels.url().replace("redis+sentinel://", f"redis+sentinel://127.0.0.1:{stale.ports[0]},")
+        client = redis_client(url)
+        client.set("sentinel-test:written", "1")
+        assert replica.client().get("sentinel-test:written") == b"1"
+        assert stale.primary.client().get("sentinel-test:written") is None
+        client.close()
+    finally:
+        stale.stop()
+
+
+def test_a_workers_dropped_connection_reconnects_to_the_promoted_replica_not_the_old_primary(  # type: ignore[no-untyped-def]
+    sentinel_pair,
+) -> None:
+    """It used to wait for the old primary to come back, then go on there. When the primary dies under a command
+    (a worker's blocking dequeue), redis-py reconnects that connection (in `send_packed_command`) to the address it
+    last had, without asking the sentinels, and a worker's client retries that for as long as it is refused. The
+    old primary, once back, answered as a primary with its own data until the sentinels made it a replica: the
+    worker's writes there (moves, queued jobs) were then thrown away, and it waited for jobs where none came."""
+    primary, replica, sentinels = sentinel_pair
+    client = redis_client(sentinels.url(), wait_out_outages=True)
+    popped: list[object] = []
+
+    def dequeue() -> None:  # as RQ's worker waits for a job: BLMOVE with a timeout, again and again
+        while not popped:
+            if (job := client.blmove("sentinel-test:queue", "sentinel-test:taken", 1)) is not None:
+                popped.append(job)
+
+    waiter = threading.Thread(target=dequeue, daemon=True)
+    waiter.start()
+    time.sleep(0.5)  # the waiter is blocked on the primary
+    primary.kill()
+    for port in sentinels.ports:
+        sentinels.wait_for(port, lambda address: address == replica.port, "the replica promoted")
+    replica.client().lpush("sentinel-test:queue", "job")
+    waiter.join(10)  # a hang guard: the waiter reconnects within about a second
+    primary.start()  # back as a pod would come back (a waiter still reconnecting to it would now get there)
+    waiter.join(STALL_SECONDS)
+    assert popped == [b"job"]
+    client.close()
 
 
 def worker_process(url: str, sentinel_password: str) -> subprocess.Popen[str]:
