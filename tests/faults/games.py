@@ -31,13 +31,24 @@ def versions(stack: Stack, game_ids: list[str]) -> dict[str, int]:
 
 def wait_until(stack: Stack, game_ids: list[str], done: Any) -> dict[str, dict[str, Any]]:
     """Poll the games' spectator views until `done(views)` holds; fail when no game moved for `STALL_SECONDS`
-    (tests/e2e/stack.py) or when one of the stack's workers exited."""
+    (tests/e2e/stack.py) or when one of the stack's workers exited.
+
+    A poll answered 503 `store_unavailable` (Redis cannot serve for a moment: shared/API.md, a client retries) is
+    no news; any other answer but 200 fails.
+    """
     guard = StallGuard(f"{len(game_ids)} games")
     while True:
         exited = [worker.returncode for worker in stack.workers if worker.poll() is not None]
         assert not exited, f"a worker exited with status {exited}"
-        views = {game_id: requests.get(f"{stack.base_url}/v1/games/{game_id}", timeout=30).json()
-                 for game_id in game_ids}
+        answers = {game_id: requests.get(f"{stack.base_url}/v1/games/{game_id}", timeout=30) for game_id in game_ids}
+        if any(answer.status_code == 503 and answer.json()["error"] == "store_unavailable"
+               for answer in answers.values()):
+            guard.check(guard.marker)
+            time.sleep(0.5)
+            continue
+        assert all(answer.status_code == 200 for answer in answers.values()), {
+            game_id: (answer.status_code, answer.text) for game_id, answer in answers.items()}
+        views = {game_id: answer.json() for game_id, answer in answers.items()}
         if done(views):
             return views
         guard.check({game_id: view["version"] for game_id, view in views.items()})
