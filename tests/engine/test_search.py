@@ -311,6 +311,8 @@ def test_the_search_makes_the_recorded_choices() -> None:
     its three views whose choices it changed were recorded anew. Talmut's playouts then became rewarded by round
     points and cut off after `ROLLOUT_LIMIT` moves (engine/ai/talmut.py `evaluate`, and `estimate` up to
     61495d0): the ten Talmut views whose choice, iterations or visits that changed were recorded anew (six of
+    them a different move). Durak's playout then mixed `easy`'s rules with `lowest`'s, per seat per playout
+    (engine/ai/durak_playout.py `playout`): its three views whose visits that changed were recorded anew (two of
     them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
