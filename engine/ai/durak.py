@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from engine.ai import durak_playout
 from engine.ai.costs import rank, trump_cost
+from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
 from engine.ai.search import SearchHooks, solve_exactly
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
@@ -15,10 +16,6 @@ from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import JSON, Action
 
-_EARLY = 6
-"""While the stock holds more cards than this, `easy` takes rather than beat with a trump of rank Q or above."""
-_KEEP_TRUMPS = 9
-"""While the stock holds more cards than this, `easy` takes rather than beat with any trump."""
 EASY_SOLVE_MOVES = 1_500
 """The moves `easy` may spend solving an endgame (engine/ai/solver.py): a few milliseconds, enough for the last
 eight or so cards; a bigger endgame it plays by its rules."""
@@ -31,8 +28,9 @@ def easy(view: SeatView, rng: random.Random) -> Action:
 
     Attacking, it opens with its cheapest card (trumps count above every plain card) and throws in every plain card
     it may (durak.md §3.4), trumps too once the stock is empty; then ends the bout. Defending, it beats with the
-    cheapest card, but takes rather than spend a trump while the stock holds more than `_KEEP_TRUMPS` cards, or a
-    trump of rank Q or above while it holds more than `_EARLY`. Once the stock is empty and the history accounts
+    cheapest card, but takes rather than spend a trump while the stock holds more than `KEEP_TRUMPS` cards, or a
+    trump of rank Q or above while it holds more than `EARLY` (engine/ai/durak_playout.py, whose playouts play
+    these rules half the time). Once the stock is empty and the history accounts
     for every card, it solves the rest within `EASY_SOLVE_MOVES` moves and plays a won (or drawn) position's move.
     It never resigns. Reads only `view["state"]`, `view["legal_actions"]` and `view["history"]` (durak.md §6.4);
     `rng` breaks no ties (the choice is deterministic) and is accepted for the common signature.
@@ -68,7 +66,7 @@ def _rules_move(actions: Sequence[Action], trump: str, stock: int) -> Action:
             return by_type["take"][0]
         cheapest = _cheapest(defences, trump)
         code = cheapest["card"]
-        if code[-1] == trump and (stock > _KEEP_TRUMPS or (stock > _EARLY and rank(code) >= 12)):
+        if code[-1] == trump and (stock > KEEP_TRUMPS or (stock > EARLY and rank(code) >= 12)):
             return by_type["take"][0]  # a trump is worth more than a few cards now
         return cheapest
 

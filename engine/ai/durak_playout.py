@@ -28,7 +28,13 @@ TAKE = 36
 DONE = 37
 """The move `{"type": "done"}`."""
 EXPLORE = 0.1
-"""How often the playout policy plays a uniformly random move instead of its cheapest card."""
+"""How often the playout policy plays a uniformly random move instead of its rules' move."""
+EARLY = 6
+"""While the stock holds more cards than this, `easy` takes rather than beat with a trump of rank Q or above."""
+KEEP_TRUMPS = 9
+"""While the stock holds more cards than this, `easy` takes rather than beat with any trump."""
+QUEEN = 6
+"""A queen's `number % 9` (ranks 6..A count from 0)."""
 
 _NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
 _COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
@@ -183,23 +189,63 @@ def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int
 
     The search's `SearchHooks.playout` (engine/ai/search.py); `start`, the search's sampled root, is not needed.
 
-    The policy is the `lowest` bot's (bench/lowest.py) with a random move one time in `1 / EXPLORE`: the cheapest
-    card (attack, throw in, defend), trumps counting above every plain card, a take only when nothing beats, a
-    `done` only when nothing can be added. It draws from `rng` exactly as the search's loop over the public rules
-    would with the same policy (a `random()` per move, a `choice` over the legal moves when exploring), so the
-    search's recorded choices hold (tests/engine/search_choices.json).
+    The policy is a mixture, one rule set per seat per playout: a seat plays `easy`'s rules without its endgame
+    solving (`easy_move`) when bit `seat` of the sampled state's seed is set, else the `lowest` bot's
+    (bench/lowest.py, `lowest_move`), and a random move one time in `1 / EXPLORE`. The seed is a number the search
+    draws from its `rng` for every sample (engine/ai/durak.py `prepare_sampler`), so the coins cost no draw and the
+    loop over the public rules sees them too. Why a mixture: a search whose playouts play like its opponent judges
+    that opponent's replies well, and the search does not know whom it plays. With `lowest`'s rules alone `hard`
+    scored 90% vs `lowest` but 52% vs `easy`, with `easy`'s 67% vs `lowest`; screened at `medium` on the same
+    deals (docs/benchmarks.md, issue 17, 2026-12-03), per seat per playout scored 85% vs `lowest` and 40% vs `easy`
+    where `lowest`'s rules scored 72% and 36%, and one rule set for both seats per playout 70% and 36%.
+    It draws from `rng` exactly as the search's loop over the public rules would with the same policy (a `random()`
+    per move, a `choice` over the legal moves when exploring), so the search's recorded choices hold
+    (tests/engine/search_choices.json).
     """
     position = Position(state)
-    cost = _COST[position.trump].__getitem__
+    policies = [easy_move if state.seed >> seat & 1 else lowest_move for seat in (0, 1)]
+    cost = _COST[position.trump]
     for played in range(limit):
         if position.over:
             return position.rewards(), played
         moves = position.moves()
         if rng.random() < EXPLORE:
             move = rng.choice(moves)
-        elif moves[0] >= TAKE:
-            move = moves[0]
-        else:  # the cheapest card; min keeps the first of equal costs, the hand order
-            move = min((card for card in moves if card < TAKE), key=cost)
+        else:
+            move = policies[position.mover()](position, moves, cost)
         position.play(move)
     return (position.rewards() if position.over else [0.5, 0.5]), limit
+
+
+def lowest_move(position: Position, moves: list[int], cost: tuple[int, ...]) -> int:
+    """The `lowest` bot's move (bench/lowest.py) among `moves`, the position's `moves()`.
+
+    The cheapest card (attack, throw in, defend) by `cost` (`_COST[position.trump]`), trumps counting above every
+    plain card, first of equals (the hand order); a take only when nothing beats, a `done` only when nothing can
+    be added.
+    """
+    if moves[0] >= TAKE:
+        return moves[0]
+    return min((card for card in moves if card < TAKE), key=cost.__getitem__)
+
+
+def easy_move(position: Position, moves: list[int], cost: tuple[int, ...]) -> int:
+    """`easy`'s rules on numbers (engine/ai/durak.py `easy`, without its endgame solving); arguments as `lowest_move`'s.
+
+    Defending, the cheapest beating card, but a take rather than a trump while the stock holds more than
+    `KEEP_TRUMPS` cards, or a trump of rank Q or above while it holds more than `EARLY`; attacking, the cheapest
+    card, throwing in every plain card (trumps too once the stock is empty), then `done`.
+    """
+    stock = len(position.stock)
+    trump = position.trump
+    if moves[-1] == TAKE:  # defending
+        if len(moves) == 1:
+            return TAKE
+        card = min(moves[:-1], key=cost.__getitem__)
+        if card // 9 == trump and (stock > KEEP_TRUMPS or (stock > EARLY and card % 9 >= QUEEN)):
+            return TAKE  # a trump is worth more than a few cards now
+        return card
+    if moves[-1] != DONE:  # opening a bout: any card
+        return min(moves, key=cost.__getitem__)
+    pressing = [card for card in moves if card < TAKE and (card // 9 != trump or stock == 0)]
+    return min(pressing, key=cost.__getitem__) if pressing else DONE

@@ -311,7 +311,9 @@ def test_the_search_makes_the_recorded_choices() -> None:
     61495d0): the ten Talmut views whose choice, iterations or visits that changed were recorded anew (six of
     them a different move). Svoi Koziri's playouts then lay half the time `lowest`'s way (issue 17,
     engine/ai/svoi_koziri_playout.py): its three views whose choice or visits that changed were recorded anew (two
-    of them a different move).
+    of them a different move). Durak's playout then mixed `easy`'s rules with `lowest`'s, per seat per playout
+    (engine/ai/durak_playout.py `playout`): its three views whose visits that changed were recorded anew (two of
+    them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

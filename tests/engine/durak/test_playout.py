@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+from engine.ai import durak as durak_ai
 from engine.ai import durak_playout
 from engine.ai.costs import trump_cost
 from engine.ai.durak_playout import Position
@@ -46,11 +47,15 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
 
 
 def reference_action(state: DurakState, rng: random.Random) -> Action:
-    """The playout policy written out on action bodies: the cheapest card (engine.ai.costs.trump_cost, first of
-    equals), else the first action, one time in ten a random action."""
+    """The playout policy written out on action bodies: one time in ten a random action, else, when bit `seat` of
+    the state's seed is set for the seat to act, `easy`'s rules (engine/ai/durak.py `_rules_move`), otherwise
+    `lowest`'s move (the cheapest card by engine.ai.costs.trump_cost, first of equals, else the first action)."""
     actions = listed(state)
     if rng.random() < durak_playout.EXPLORE:
         return rng.choice(actions)
+    (seat,) = durak.to_act(state)
+    if state.seed >> seat & 1:
+        return durak_ai._rules_move(actions, state.trump.letter, len(state.stock))
     cards = [action for action in actions if "card" in action]
     return min(cards, key=lambda a: trump_cost(a["card"], state.trump.letter)) if cards else actions[0]
 
