@@ -9,9 +9,6 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-import redis
-from redis.sentinel import MasterNotFoundError, Sentinel, SentinelManagedConnection
-
 
 def from_environment() -> dict[str, Any]:
     """The app's settings: the Redis ones (`redis_settings`), `KEY_PREFIX`, `RQ_QUEUE` and the API's fixed options."""
@@ -69,7 +66,7 @@ def redis_settings() -> dict[str, Any]:
     - `RQ_REDIS_URL`: the Redis of the RQ queue, its scheduler and its records (`queue_client`; RQ does not run on
       a Redis Cluster, rq/rq#1048); unset, the queue lives at `REDIS_URL`.
     - `REDIS_URL` and `RQ_REDIS_URL` may be `redis+sentinel://` URLs: the primary that Redis Sentinels name
-      (`sentinel_client`; the sentinels' own password in `REDIS_SENTINEL_PASSWORD`).
+      (service/sentinel.py `sentinel_client`; the sentinels' own password in `REDIS_SENTINEL_PASSWORD`).
     - `REDIS_WAIT_REPLICAS`, `REDIS_WAIT_TIMEOUT_MS`: after each move's write, wait up to that many milliseconds
       for that many replicas to hold it (service/store.py `GameStore.save`; default 0 replicas: no wait, 100 ms).
 
@@ -123,7 +120,7 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
     `overrides` replace these settings (`pubsub_client`). `REDIS_PASSWORD`, when set, is the password (e.g. from
     a Kubernetes Secret of its own), used unless the URL holds one; a `rediss://` URL is TLS, with
     `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm"); a `redis+sentinel://` URL is the
-    primary its sentinels name (`sentinel_client`).
+    primary its sentinels name (service/sentinel.py `sentinel_client`).
     """
     import redis
     from redis.backoff import NoBackoff
@@ -140,95 +137,13 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
         retry = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
     settings = {**_connection_settings(), "health_check_interval": 30, "retry": retry, **overrides}
     if url.startswith(SENTINEL_SCHEME):
+        from service.sentinel import sentinel_client
+
         return sentinel_client(url, **settings)
     return redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, **settings))
 
 
 SENTINEL_SCHEME = "redis+sentinel://"
-
-
-def sentinel_client(url: str, **settings: object):  # noqa: ANN201 - redis.Redis
-    """A bytes redis-py client of the primary that Redis Sentinels name (redis-py's `redis.sentinel.Sentinel`).
-
-    `url` is a `redis+sentinel://` URL (`sentinel_url_parts`); the primary's password is the URL's, else
-    `settings`' (i.e. `REDIS_PASSWORD`); the sentinels' own password is `REDIS_SENTINEL_PASSWORD`. Every new
-    connection asks the sentinels where the primary is, so after a failover a connection lost with the old primary
-    reconnects to the promoted one. `settings` are `redis_client`'s (timeouts, retry, the pool's bound: the pool
-    blocks as `redis_client`'s does).
-
-    Raises:
-        ValueError: the URL names no sentinel or no service.
-    """
-    import redis
-    from redis.sentinel import SentinelConnectionPool
-
-    class BlockingSentinelConnectionPool(SentinelConnectionPool, redis.BlockingConnectionPool):
-        """Sentinel's pool with `BlockingConnectionPool`'s bound: beyond it, a request waits for a connection."""
-
-    _, service, database, password = sentinel_url_parts(url)
-    return _sentinels(url, settings).master_for(
-        service, connection_pool_class=BlockingSentinelConnectionPool, connection_class=PrimaryConnection,
-        **{**settings, "password": password or settings.get("password"), "db": database},
-    )
-
-
-class PrimaryConnection(SentinelManagedConnection):
-    """redis-py's connection to the primary that the sentinels name, asking them again at every socket connect.
-
-    redis-py asks them only when the pool hands out an unconnected connection. A connection that drops under a
-    command (the primary killed during a worker's blocking dequeue) is reconnected by the command's retry
-    (`send_packed_command`) to the address it last had: a worker, which waits out any outage, then tried the dead
-    primary until it came back, and went on there while it served as a primary with its own data, until the
-    sentinels made it a replica and threw away what the worker had written (its moves, the jobs it queued); then
-    it kept reconnecting to that replica. A new connection asks twice (once for redis-py, once here): a round
-    trip to each sentinel, only when a connection is made.
-    """
-
-    def _connect(self) -> object:
-        self.host, self.port = self.connection_pool.get_master_address()
-        return super()._connect()
-
-
-def _sentinels(url: str, settings: dict[str, object]):  # noqa: ANN202 - redis.sentinel.Sentinel
-    """`NewestEpochSentinel`s of the URL's sentinels, with `settings`' socket timeouts and `REDIS_SENTINEL_PASSWORD`."""
-    timeouts = {key: value for key, value in settings.items() if key.startswith("socket_")}
-    sentinels = sentinel_url_parts(url)[0]
-    return NewestEpochSentinel(sentinels, sentinel_kwargs={**timeouts, "password": sentinel_password()})
-
-
-class NewestEpochSentinel(Sentinel):
-    """redis-py's `Sentinel`, but the primary is the one named under the newest configuration epoch.
-
-    redis-py takes the word of the first sentinel that names an up primary. A sentinel that has not yet heard
-    of a failover (sentinels tell each other every 2 s) still names the old primary, and when that one comes
-    back it answers as a primary, with its own data, until the sentinels make it a replica: a client sent
-    there reads and writes data that the resync then throws away (a move lost, or a job that found a version that
-    later vanished and answered "stale": the turn is never played). Each failover raises the epoch, so the
-    sentinels that know the latest one name the real primary. Every sentinel is asked: one more round trip
-    each, only when a connection is made.
-    """
-
-    def discover_master(self, service_name: str) -> tuple[str, int]:
-        """The (host, port) of the primary named by the answering sentinels with the newest epoch.
-
-        Raises:
-            MasterNotFoundError (a `redis.ConnectionError`): no sentinel answered, or those with the newest
-                epoch see no up primary (e.g. it is down and not yet replaced).
-        """
-        states, errors = [], []
-        for sentinel in self.sentinels:
-            try:
-                state = sentinel.sentinel_masters().get(service_name)
-            except (redis.ConnectionError, redis.TimeoutError) as error:
-                errors.append(f"{sentinel} - {error!r}")
-                continue
-            if state:
-                states.append(state)
-        newest = max((int(state["config-epoch"]) for state in states), default=None)
-        for state in states:
-            if int(state["config-epoch"]) == newest and self.check_master_state(state, service_name):
-                return state["ip"], int(state["port"])
-        raise MasterNotFoundError(f"No master found for {service_name!r} : {', '.join(errors)}")
 
 
 def sentinel_url_parts(url: str) -> tuple[list[tuple[str, int]], str, int, str | None]:
@@ -269,7 +184,9 @@ def check_sentinel_password(url: str) -> None:
 
     if not url.startswith(SENTINEL_SCHEME):
         return
-    for (host, port), sentinel in zip(sentinel_url_parts(url)[0], _sentinels(url, _connection_settings()).sentinels,
+    from service.sentinel import sentinels
+
+    for (host, port), sentinel in zip(sentinel_url_parts(url)[0], sentinels(url, _connection_settings()).sentinels,
                                       strict=True):
         try:
             sentinel.ping()
