@@ -7,9 +7,8 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from redis.backoff import ExponentialWithJitterBackoff
 from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
@@ -19,16 +18,7 @@ from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service import config
 from service.game_metrics import observe_ai_decision
-from service.store import (
-    STORE_ERRORS,
-    GameNotFound,
-    GameRecord,
-    GameStore,
-    Status,
-    UntilRedisAnswers,
-    VersionConflict,
-    is_outage,
-)
+from service.store import GameNotFound, GameRecord, GameStore, Status, UntilRedisAnswers, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
 
@@ -39,25 +29,17 @@ def outlasting(job: Callable[..., str]) -> Callable[..., str]:
     """`job` (a job function answering a string), run again from its start while the game store cannot serve.
 
     That is while `is_outage` says so, e.g. a Redis Cluster failing over, which redis-py's cluster client does not
-    wait out (service/config.py `cluster_client`); each try after a pause of up to `OUTAGE_BACKOFF_CAP_SECONDS`.
-    The job's time limit still ends it (RQ interrupts the pause too), and so does a worker told to stop
-    (`UntilRedisAnswers.stop_waiting`). A run reads the game afresh and writes with the version check, so a move
-    whose write was stored before its answer was lost is not played twice: the next run finds the game moved on.
+    wait out (service/config.py `cluster_client`): the worker's own retry policy (`UntilRedisAnswers`, pausing up
+    to `OUTAGE_BACKOFF_CAP_SECONDS`) around the whole job. The job's time limit still ends it (RQ interrupts the
+    pause too), and so does a worker told to stop (`UntilRedisAnswers.stop_waiting`). A run reads the game afresh
+    and writes with the version check, so a move whose write was stored before its answer was lost is not played
+    twice: the next run finds the game moved on.
     """
 
     @functools.wraps(job)
     def outlasted(*args: Any) -> str:
-        backoff = ExponentialWithJitterBackoff(cap=config.OUTAGE_BACKOFF_CAP_SECONDS, base=0.05)
-        failures = 0
-        while True:
-            try:
-                return job(*args)
-            except STORE_ERRORS as error:
-                if not is_outage(error) or UntilRedisAnswers.stopped_waiting():
-                    raise
-                failures += 1
-                log.warning("%s%s: the game store cannot serve (%r): tried again", job.__name__, args, error)
-                time.sleep(backoff.compute(failures))
+        retry = UntilRedisAnswers(config.OUTAGE_BACKOFF_CAP_SECONDS)
+        return cast(str, retry.call_with_retry(lambda: job(*args), lambda error: None))
 
     return outlasted
 
