@@ -285,30 +285,51 @@ def estimate(hand_sizes: Sequence[int]) -> list[float]:
     return [ahead, 1 - ahead]
 
 
-def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random,
-            limit: int) -> tuple[list[float], int]:
+def laid_cards(cards: Sequence[int], own: int, theirs: int) -> tuple[int, int]:
+    """The two ways to lay one of `cards` (hand order), own trump `own` against `theirs`: (cheapest, hardest to beat).
+
+    The cheapest card by `engine.ai.costs.trump_cost`, as `lowest` lays; `easy_card`'s, as `easy` lays; the first
+    of equals each (svoi_koziri.md §3.3, §3.5).
+
+    Raises:
+        ValueError: `cards` is empty.
+    """
+    return min(cards, key=_COST[own].__getitem__), easy_card(cards, False, own, theirs)
+
+
+def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, limit: int,
+            opponent: tuple[Seat, bool | None] | None = None) -> tuple[list[float], int]:
     """Play `state` on by the playout policy: (rewards per seat, moves played); `estimate` if cut off at `limit`.
 
-    The search's `SearchHooks.playout` (engine/ai/search.py); `start`, the search's sampled root, is not needed.
+    The search's playout (engine/ai/search.py; engine/ai/svoi_koziri.py `prepare_playout` binds `opponent`);
+    `start`, the search's sampled root, is not needed.
 
     The policy (module docstring): first one `random()` chooses how this playout lays (`CHEAPEST_SHARE`); then on a
     trump choice or a take (the only move then) a uniform move; otherwise one time in `1 / EXPLORE` a uniform card,
     else the cheapest beat by `engine.ai.costs.trump_cost`, or the card laid this playout's way (the first of
-    equals). It draws from `rng` as tests/engine/svoi_koziri/test_playout.py's `reference_playout` does on the public
-    rules (a `choice` on those steps, else a `random()` and a `choice` when exploring).
+    equals). `opponent`, if given, is `(seat, lays_cheapest)`: that seat never plays a uniform card and lays the
+    cheapest card if `lays_cheapest`, `easy_card`'s if False, and if None the way of a second `random()` drawn after
+    the first (`CHEAPEST_SHARE`). It draws from `rng` as tests/engine/svoi_koziri/test_playout.py's
+    `reference_playout` does on the public rules (a `choice` on those steps, else a `random()` and a `choice` when
+    exploring).
     """
     position = Position(state)
     cheapest = rng.random() < CHEAPEST_SHARE
+    ways = [cheapest, cheapest]
+    steady = -1
+    if opponent is not None:
+        steady, lays_cheapest = opponent
+        ways[steady] = rng.random() < CHEAPEST_SHARE if lays_cheapest is None else lays_cheapest
     for played in range(limit):
         if position.over:
             return position.rewards(), played
         moves = position.moves()
-        if moves[0] >= TAKE or rng.random() < EXPLORE:
+        seat = position.turn
+        if moves[0] >= TAKE or (seat != steady and rng.random() < EXPLORE):
             move = rng.choice(moves)
         else:
-            seat = position.turn
             own = position.trumps[seat]
-            if cheapest or position.step is Step.RESPOND:  # min keeps the first of equal costs, the hand order
+            if ways[seat] or position.step is Step.RESPOND:  # min keeps the first of equal costs, the hand order
                 move = min(moves, key=_COST[own].__getitem__)
             else:
                 move = easy_card(moves, False, own, position.trumps[1 - seat])

@@ -313,7 +313,8 @@ def test_the_search_makes_the_recorded_choices() -> None:
     engine/ai/svoi_koziri_playout.py): its three views whose choice or visits that changed were recorded anew (two
     of them a different move). Durak's playout then mixed `easy`'s rules with `lowest`'s, per seat per playout
     (engine/ai/durak_playout.py `playout`): its three views whose visits that changed were recorded anew (two of
-    them a different move).
+    them a different move). Svoi Koziri's playouts then let the opponent lay its cards the way it has laid them so
+    far (engine/ai/svoi_koziri.py `prepare_playout`): its three views whose choice that changed were recorded anew.
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import product
 
 from engine.ai import svoi_koziri_playout
 from engine.ai.costs import lay_value, trump_cost
-from engine.ai.svoi_koziri import easy
+from engine.ai.svoi_koziri import easy, opponent_lays_cheapest
 from engine.ai.svoi_koziri_playout import Position
-from engine.ai.view import seat_view
+from engine.ai.view import history_entry, seat_view
 from engine.cards import FRENCH_36, FRENCH_SUITS
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import SvoiKoziriState
@@ -53,14 +54,14 @@ def rewards(state: SvoiKoziriState) -> list[float]:
     return lockstep.rewards(sk, state)
 
 
-def reference_action(state: SvoiKoziriState, rng: random.Random, cheapest: bool = True) -> Action:
+def reference_action(state: SvoiKoziriState, rng: random.Random, cheapest: bool = True, steady: bool = False) -> Action:
     """The search's playout policy written on the public rules' action bodies: a uniform move on a trump choice or a
-    take, else one time in `1 / EXPLORE` a uniform card, else the cheapest beat by `trump_cost` (the seat's own
-    trumps above every plain card) and, laying, the cheapest card if `cheapest` (bench/lowest.py's way) or else the
-    highest `lay_value` (`easy`'s way); the first of equals."""
+    take, else (unless `steady`) one time in `1 / EXPLORE` a uniform card, else the cheapest beat by `trump_cost` (the
+    seat's own trumps above every plain card) and, laying, the cheapest card if `cheapest` (bench/lowest.py's way)
+    or else the highest `lay_value` (`easy`'s way); the first of equals."""
     actions = listed(state)
     kind = actions[0]["type"]
-    if kind in ("choose_trump", "take") or rng.random() < svoi_koziri_playout.EXPLORE:
+    if kind in ("choose_trump", "take") or (not steady and rng.random() < svoi_koziri_playout.EXPLORE):
         return rng.choice(actions)
     own, theirs = state.trumps[state.turn], state.trumps[1 - state.turn]
     assert own is not None and theirs is not None
@@ -126,24 +127,35 @@ def test_position_plays_the_policies_games_as_the_public_rules_do() -> None:
     assert ends[sk.Reason.REPETITION] > 0 and ends[sk.Reason.DRAW] > 0 and ends[sk.Reason.OUT_OF_CARDS] > 0
 
 
-def reference_playout(state: SvoiKoziriState, rng: random.Random, limit: int) -> tuple[list[float], int]:
+def reference_playout(state: SvoiKoziriState, rng: random.Random, limit: int,
+                      opponent: tuple[int, bool | None] | None = None) -> tuple[list[float], int]:
     """The fast playout's loop written on the public rules: one `random()` chooses how the playout lays
-    (`CHEAPEST_SHARE`), then `reference_action` moves; the result's rewards at the end, `estimate` after `limit`."""
+    (`CHEAPEST_SHARE`), then the `opponent` seat's way is its own or, if None, a second `random()`'s; then
+    `reference_action` moves, the opponent's `steady`; the result's rewards at the end, `estimate` after `limit`."""
     cheapest = rng.random() < svoi_koziri_playout.CHEAPEST_SHARE
+    ways = [cheapest, cheapest]
+    if opponent is not None:
+        seat, lays_cheapest = opponent
+        ways[seat] = rng.random() < svoi_koziri_playout.CHEAPEST_SHARE if lays_cheapest is None else lays_cheapest
     for played in range(limit + 1):
         if sk.result(state) is not None:
             return rewards(state), played
         if played == limit:
             break
-        state, _ = sk.apply(state, state.turn, reference_action(state, rng, cheapest))
+        steady = opponent is not None and state.turn == opponent[0]
+        state, _ = sk.apply(state, state.turn, reference_action(state, rng, ways[state.turn], steady))
     return svoi_koziri_playout.estimate([len(hand) for hand in state.hands]), limit
+
+
+OPPONENTS = (None, (1, True), (0, False), (1, None))
+"""Playouts without an opponent model, and with an opponent laying `lowest`'s way, `easy`'s, or undecided."""
 
 
 def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
     """From 532 positions (both trump choices and every 7th move of the first 140 of 30 random games from a deal,
     half played by `easy`, half uniformly: both play long games), the fast playout and the reference loop with the
     same seed give the same rewards after the same number of moves, with the search's limit of 40 and with a limit
-    of 6 that cuts most playouts off."""
+    of 6 that cuts most playouts off, with no opponent model and with each kind of one (`prepare_playout`)."""
     checked = 0
     ends: Counter[bool] = Counter()
     for seed in range(30):
@@ -152,16 +164,16 @@ def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
         moves = 0
         while sk.result(state) is None and moves <= 140:
             if moves % 7 == 0 or moves == 1:
-                for limit in (40, 6):
-                    fast = svoi_koziri_playout.playout(state, state, random.Random(moves), limit)
-                    assert fast == reference_playout(state, random.Random(moves), limit)
+                for limit, opponent in product((40, 6), OPPONENTS):
+                    fast = svoi_koziri_playout.playout(state, state, random.Random(moves), limit, opponent)
+                    assert fast == reference_playout(state, random.Random(moves), limit, opponent)
                     ends[fast[1] < limit] += 1
                     checked += 1
             actions = listed(state)
             index = by_easy(state, actions, rng) if seed % 2 else uniform(state, actions, rng)
             state, _ = sk.apply(state, state.turn, actions[index])
             moves += 1
-    assert checked == 1_064
+    assert checked == 1_064 * len(OPPONENTS)
     assert ends[True] > 0 and ends[False] > 0  # some played to the end, some cut off
 
 
@@ -197,3 +209,27 @@ def test_repetition_counts_the_positions_recorded_before_the_position_was_built(
         state, _ = sk.apply(state, state.turn, {"type": kind, **({"card": card[0]} if card else {})})
     assert position.over and position.reason == sk.Reason.REPETITION
     assert position.state() == state
+
+
+def test_the_opponent_model_names_the_way_the_opponent_has_laid_its_cards() -> None:
+    """Seat 0 plays `easy`; seat 1 lays steadily its cheapest card (`lowest`'s way) in one game and the card hardest
+    to beat (`easy`'s way) in the other, from the same deal. Seat 0's view of the history names that way once seat 1
+    has laid a card where the two ways differ, and nothing before (svoi_koziri.md §3.3, §3.5)."""
+    for cheapest in (True, False):
+        state = sk.new_game(2, OPTIONS, seed=5)
+        history: list[dict[str, object]] = []
+        seen: list[bool | None] = []
+        for version in range(2, 60):
+            if sk.result(state) is not None:
+                break
+            seat = state.turn
+            if seat == 0:
+                view = seat_view("svoi_koziri", state, 0, history)
+                seen.append(opponent_lays_cheapest(view, history))
+                action = easy(view, random.Random(version))
+            else:
+                action = reference_action(state, random.Random(version), cheapest, steady=True)
+            state, events = sk.apply(state, seat, action)
+            history.extend(history_entry(version, event, 0) for event in events)
+        assert seen[0] is None and seen[-1] is cheapest
+        assert set(seen) == {None, cheapest}
