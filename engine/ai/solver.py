@@ -73,7 +73,7 @@ class Rules(Protocol[P, M]):
 class PublicRules:
     """`Rules` over a game's public rules module (`game.result`, `to_act`, `legal_actions`, `apply`).
 
-    `name_of(state)` is `key` (engine/ai/search.py `SearchHooks.solve_key`).
+    `name_of(state)` is `solve`'s `key`: what names a position in the transposition table.
     """
 
     game: Game[Any, Any]
