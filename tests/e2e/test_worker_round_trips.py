@@ -18,6 +18,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
+from rq import Queue, Worker
 
 from service.app import create_app
 from service.config import redis_client
@@ -63,6 +65,11 @@ def test_a_worker_makes_few_redis_round_trips_per_ai_job(tmp_path: Path) -> None
             guard.check(sum(view["version"] for view in views))
             assert worker.poll() is None, "the worker exited"
             time.sleep(0.2)
+        # the queue is empty now: the worker, which stores "idle" only when it has to wait for a job, shows it
+        idle = StallGuard("the worker's state")
+        while (state := registered_state(redis_connection, prefix)) != "idle":
+            idle.check(state)
+            time.sleep(0.05)
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(timeout=60) == 0
         counted = json.loads(counts.read_text())
@@ -75,3 +82,9 @@ def test_a_worker_makes_few_redis_round_trips_per_ai_job(tmp_path: Path) -> None
             worker.wait()
         delete_keys(redis_connection, prefix, prefix)
         app.extensions["cardroom"].store.client.close()
+
+
+def registered_state(connection: redis.Redis, queue: str) -> str:
+    """The state the one worker of `queue` stored in its registration ("busy", "idle", ...: `rq info`)."""
+    (registered,) = Worker.all(connection=connection, queue=Queue(queue, connection=connection))
+    return registered.get_state()
