@@ -68,6 +68,11 @@ class RecordCache:
                 self._keep(record)
         return records, more
 
+    def keep(self, record: GameRecord) -> None:
+        """Hold `record`, e.g. one this process has just stored: a read of its version then decodes nothing."""
+        with self._lock:
+            self._keep(record)
+
     def _read(self, game_id: str) -> GameRecord:
         record = self.store.load(game_id, self._records.get(game_id))
         with self._lock:

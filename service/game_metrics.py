@@ -52,7 +52,7 @@ def ai_fallbacks_key(prefix: str) -> str:
 
 
 def count_action(
-    client: redis.Redis,
+    pipe: Any,
     prefix: str,
     game: str,
     action_type: str,
@@ -62,20 +62,16 @@ def count_action(
     """Count one applied action of `game` (human or AI), each `ai_fallback` among its `notes`, and its `decision`.
 
     `decision` is `(level, seconds)` for an AI seat's move: the time its level took to choose it
-    (`observe_ai_decision`). Called after the move was stored, in one round trip.
+    (`observe_ai_decision`). The counts are added to `pipe`, a pipeline of the game store's client that the caller
+    executes once the move is stored: `GameStore.save`'s `also`, with the game's index entries (one round trip).
     """
-    try:
-        with client.pipeline(transaction=False) as pipe:
-            pipe.hincrby(actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
-            for note in notes:
-                if note.type == "ai_fallback":
-                    field = _SEPARATOR.join([game, str(note.public["level"]), str(note.public["reason"])])
-                    pipe.hincrby(ai_fallbacks_key(prefix), field, 1)
-            if decision is not None:
-                _add_decision(pipe, prefix, game, *decision)
-            pipe.execute()
-    except STORE_ERRORS:
-        log.warning("could not count a %s %s action", game, action_type, exc_info=True)
+    pipe.hincrby(actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
+    for note in notes:
+        if note.type == "ai_fallback":
+            field = _SEPARATOR.join([game, str(note.public["level"]), str(note.public["reason"])])
+            pipe.hincrby(ai_fallbacks_key(prefix), field, 1)
+    if decision is not None:
+        _add_decision(pipe, prefix, game, *decision)
 
 
 def observe_ai_decision(client: redis.Redis, prefix: str, game: str, level: str, seconds: float) -> None:

@@ -465,10 +465,18 @@ class GameStore:
         value = self.client.hget(self._key(game_id, "game"), "version")
         return None if value is None else int(value)
 
-    def save(self, record: GameRecord, expected_version: int, events: Sequence[dict[str, Any]]) -> None:
+    def save(
+        self,
+        record: GameRecord,
+        expected_version: int,
+        events: Sequence[dict[str, Any]],
+        also: Callable[[Any], None] | None = None,
+    ) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
 
-        Sets `record.written_at` to now.
+        Sets `record.written_at` to now. `also(pipeline)` adds writes of the caller's that follow a stored write
+        (service/game_metrics.py `count_action`'s counters) to the pipeline of the game's index entries, one round
+        trip for both; like those entries they are not undone if they fail (logged).
 
         Raises:
             VersionConflict: the stored version is not `expected_version`; nothing was written.
@@ -486,9 +494,9 @@ class GameStore:
         if not written:
             raise VersionConflict(record.game_id)
         try:
-            self._index(record)
+            self._index(record, also)
         except STORE_ERRORS:  # the write is stored: a stale index entry heals itself (`listing`)
-            log.warning("game %s: index not updated", record.game_id, exc_info=True)
+            log.warning("game %s: index (or what came with it) not updated", record.game_id, exc_info=True)
 
     def _write_and_wait(self, keys: list[str], args: list[str]) -> bool:
         """The compare-and-set, then `WAIT wait_replicas wait_timeout_ms` on the same connection; whether it wrote.
@@ -561,9 +569,10 @@ class GameStore:
         return [self.index_key(status, game, private)
                 for status in STATUSES for game in (None, *GAMES) for private in (False, True)]
 
-    def _index(self, record: GameRecord) -> None:
+    def _index(self, record: GameRecord, also: Callable[[Any], None] | None = None) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
         # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
+        # `also` adds the caller's writes to the same pipeline (`save`).
         expires = time.time() + self.ttl_of(record)
         private = record.visibility == "private"  # set at creation, never changed: one family of indexes
         with self.client.pipeline(transaction=False) as pipe:
@@ -573,6 +582,8 @@ class GameStore:
                         pipe.zadd(index, {record.game_id: expires})
                     else:
                         pipe.zrem(index, record.game_id)
+            if also is not None:
+                also(pipe)
             pipe.execute()
 
     def prune_indexes(self, batch: int = 500) -> int:

@@ -181,8 +181,8 @@ def play(
     new_record.decoded = state
     new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
-    store.save(new_record, record.version, stored)
-    count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
+    store.save(new_record, record.version, stored,
+               also=lambda pipe: count_action(pipe, store.prefix, record.game, action["type"], notes, decision))
     wake_ai(store, queue, new_record)
     return new_record
 

@@ -17,6 +17,7 @@ from engine.ai import SeatView, choose_action, reads_history
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service import config
+from service.cache import RecordCache
 from service.game_metrics import observe_ai_decision
 from service.store import GameNotFound, GameRecord, GameStore, Status, UntilRedisAnswers, VersionConflict
 from service.turns import make_queue, play
@@ -78,23 +79,26 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
         observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
         return "passed"
     try:
-        play(store, make_queue(job.connection, job.origin), record, seat, action, notes, decision=(level, seconds))
+        played = play(store, make_queue(job.connection, job.origin), record, seat, action, notes,
+                      decision=(level, seconds))
     except VersionConflict:
         observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
         return "stale"
+    game_records(key_prefix).keep(played)
     return "played" if not notes else "fallback"
 
 
 def current_game(key_prefix: str, game_id: str, expected_version: int) -> tuple[Job, GameStore, GameRecord | str]:
-    """The running RQ job, its game store (`game_store`), and the game if it is still active at `expected_version`.
+    """The running RQ job, its game store, and the game if it is still active at `expected_version` (`game_records`).
 
     In place of the game: "gone" for an expired game, "stale" when the game moved on (the job's answer then).
     """
     job = get_current_job()
     assert job is not None, "runs inside an RQ job"
-    store = game_store(key_prefix)
+    records = game_records(key_prefix)
+    store = records.store
     try:
-        record = store.load(game_id)
+        record = records.load(game_id)
     except GameNotFound:
         return job, store, "gone"
     if record.version != expected_version or record.status != Status.ACTIVE:
@@ -116,6 +120,21 @@ def game_store(key_prefix: str) -> GameStore:
     settings = config.redis_settings()
     return GameStore(game_client(), key_prefix, wait_replicas=settings["REDIS_WAIT_REPLICAS"],
                      wait_timeout_ms=settings["REDIS_WAIT_TIMEOUT_MS"])
+
+
+WORKER_RECORDS = 256
+"""How many games' latest records a worker process holds (`game_records`): more than one worker plays at once."""
+
+
+@functools.cache
+def game_records(key_prefix: str) -> RecordCache:
+    """The latest records of the games under `key_prefix` that this worker process read or stored (service/cache.py).
+
+    A read still asks Redis for the current version and record (one round trip), but a version this process
+    stored, as a game's next turn after its move (`play_ai_turn` keeps it), is not decoded again: ~6% of an `easy`
+    job's CPU went to decoding the game's state (docs/benchmarks.md).
+    """
+    return RecordCache(game_store(key_prefix), WORKER_RECORDS)
 
 
 FALLBACK_LEVELS = ("easy", "random")

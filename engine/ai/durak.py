@@ -17,8 +17,8 @@ from engine.games.durak import DurakState
 from engine.protocol import JSON, Action
 
 EASY_SOLVE_MOVES = 1_500
-"""The moves `easy` may spend solving an endgame (engine/ai/solver.py): a few milliseconds, enough for the last
-eight or so cards; a bigger endgame it plays by its rules."""
+"""The moves `easy` may spend solving an endgame (engine/ai/durak_playout.py `solve`): ~15 ms of CPU at most, enough
+for the last eight or so cards; a bigger endgame it plays by its rules."""
 FULL_DECK = FRENCH_36
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
 
@@ -220,21 +220,22 @@ def solve_key(state: DurakState) -> tuple[object, ...]:
     """What decides the rest of a game with an empty stock, the solver's name for a position.
 
     The hands, the table, who attacks, the bout's limit and whether the defender took; the discard pile's order,
-    the bout's number and the seed do not change what may happen next.
+    the bout's number and the seed do not change what may happen next. The key of a solve over the public rules
+    (engine/ai/solver.py `solve`); the fast path's (engine/ai/durak_playout.py `solve`) names positions alike.
     """
     return state.hands, state.table, state.attacker, state.bout_limit, state.defender_took
 
 
 SOLVE_SHARE = 1 / 6
 """The share of a search level's moves a solve may spend: 8,000 of `hard`'s 48,000, what half of its earlier 16,000
-gave. The solver plays the public rules, so a move there costs about four of the search's on the fast path; a
-solve that fails leaves the search the rest."""
+gave (when the solver still played the public rules, a move there cost about four of the search's; on the fast path,
+engine/ai/durak_playout.py `solve`, about one). A solve that fails leaves the search the rest."""
 ROLLOUT_LIMIT = 300
 """A playout longer than this many moves is cut off as a draw (random Durak games end within about 200)."""
 
 
 SEARCH: SearchHooks[DurakState] = SearchHooks(
     durak, sample_state, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
-    rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve_key=solve_key, solve_share=SOLVE_SHARE,
+    rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve=durak_playout.solve, solve_share=SOLVE_SHARE,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""

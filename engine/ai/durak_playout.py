@@ -18,6 +18,7 @@ import random
 
 from engine.ai.costs import trump_cost
 from engine.ai.search import heads_up_rewards
+from engine.ai.solver import Solution, walk
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS
 from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
@@ -37,6 +38,7 @@ QUEEN = 6
 """A queen's `number % 9` (ranks 6..A count from 0)."""
 
 _NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
+_NUMBER_OF_CODE = {card.code: number for number, card in enumerate(FRENCH_36)}
 _COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
 """`_COST[trump][card]`: `engine.ai.costs.trump_cost` by number."""
 _BEATS = [[tuple(beats(card, attack, trump) for card in FRENCH_36) for attack in FRENCH_36] for trump in FRENCH_SUITS]
@@ -143,6 +145,15 @@ class Position:
         self.bout_limit = min(HAND_SIZE, len(hands[1 - self.attacker]))
         self.took = False
 
+    def copy(self) -> Position:
+        """An independent copy: playing on it leaves this position as it is."""
+        twin = Position.__new__(Position)
+        twin.trump, twin.stock, twin.hands = self.trump, self.stock[:], [self.hands[0][:], self.hands[1][:]]
+        twin.attacks, twin.defenses, twin.discard = self.attacks[:], self.defenses[:], self.discard[:]
+        twin.attacker, twin.bout, twin.bout_limit, twin.took = self.attacker, self.bout, self.bout_limit, self.took
+        twin.drawn_by, twin.over, twin.loser, twin._start = self.drawn_by, self.over, self.loser, self._start
+        return twin
+
     def rewards(self) -> list[float]:
         """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw; only asked once `over`."""
         return heads_up_rewards(None if self.loser is None else 1 - self.loser)
@@ -171,6 +182,62 @@ class Position:
             loser=self.loser,
             seed=self._start.seed,
         )
+
+
+def move_of(action: Action) -> int:
+    """The move of `action`, a legal action body but `resign` (the inverse of `action`)."""
+    card = action.get("card")
+    return _NUMBER_OF_CODE[card] if card is not None else TAKE if action["type"] == "take" else DONE
+
+
+class _Solving:
+    """engine/ai/solver.py `Rules` over `Position`s.
+
+    A position is named as `engine.ai.durak.solve_key` names its state: the hands, the table, who attacks, the
+    bout's limit and whether the defender took.
+    """
+
+    @staticmethod
+    def reward(position: Position, me: Seat) -> float | None:
+        if not position.over:
+            return None
+        return 0.5 if position.loser is None else float(position.loser != me)
+
+    @staticmethod
+    def mover(position: Position) -> Seat:
+        return position.mover()
+
+    @staticmethod
+    def moves(position: Position, seat: Seat) -> list[int]:
+        return position.moves()
+
+    @staticmethod
+    def after(position: Position, seat: Seat, move: int) -> Position:
+        twin = position.copy()
+        twin.play(move)
+        return twin
+
+    @staticmethod
+    def key(position: Position) -> tuple[object, ...]:
+        hands = position.hands
+        return (tuple(hands[0]), tuple(hands[1]), tuple(position.attacks), tuple(position.defenses),
+                position.attacker, position.bout_limit, position.took)
+
+
+def solve(state: DurakState, me: Seat, actions: list[Action], max_moves: int) -> Solution:
+    """engine/ai/solver.py `solve(durak, state, me, actions, max_moves, engine.ai.durak.solve_key)` on a `Position`.
+
+    The same `Solution`, moves spent included (tests/engine/durak/test_playout.py holds it to that), at a fraction
+    of the cost: a move here copies a few short lists where the public rules build a frozen state, its events and
+    its legality check. The search's `SearchHooks.solve` and `easy`'s endgames (engine/ai/durak.py).
+
+    Raises:
+        ValueError: `me` is not the one seat to act in `state`.
+    """
+    position = Position(state)
+    if position.over or position.mover() != me:
+        raise ValueError(f"seat {me} is not the one seat to act")
+    return walk(_Solving(), position, me, [move_of(action) for action in actions], actions, max_moves)
 
 
 def action(move: int, defending_against: int | None) -> Action:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -184,7 +184,10 @@ class SearchHooks(Generic[StateT]):
             played unless it is the string "search" (Talmut's optional-only turns go to a rule bot).
         exact_state: `(view, history) -> state | None`, the full state when the seat knows every card in it (Durak
             once the stock is empty), else None: a search level then solves the rest exactly (engine/ai/solver.py).
-        solve_key: `state -> key`, what names a position in the solver's transposition table. Default: the state.
+        solve: `(state, seat, actions, max_moves) -> Solution`, a game's fast path for solving
+            (engine/ai/<game>_playout.py), used instead of engine/ai/solver.py `solve` over the public rules: it
+            returns what that returns with the game's transposition key, moves spent included, and a differential
+            test in the game's tests holds it to that. Default: `solve` over the public rules, each state its key.
         solve_share: the share of a level's moves a solve may spend (the rest goes to the search if it fails).
     """
 
@@ -200,7 +203,7 @@ class SearchHooks(Generic[StateT]):
     estimate: Callable[[StateT], list[float]] | None = None
     before_search: Callable[[SeatView, random.Random], Action | str | None] | None = None
     exact_state: Callable[[SeatView, Sequence[JSON]], StateT | None] | None = None
-    solve_key: Callable[[StateT], Hashable] | None = None
+    solve: Callable[[StateT, Seat, list[Action], int], Solution] | None = None
     solve_share: float = 0.5
 
     def sampler(self, view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], StateT]:
@@ -452,7 +455,9 @@ def solve_exactly(hooks: SearchHooks[Any], view: SeatView, max_moves: int) -> So
     actions = hooks.root_actions(view)
     if state is None or len(actions) < 2:
         return None
-    return solve(hooks.game, state, view["you"], actions, max_moves, hooks.solve_key)
+    if hooks.solve is not None:
+        return hooks.solve(state, view["you"], actions, max_moves)
+    return solve(hooks.game, state, view["you"], actions, max_moves)
 
 
 def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Random], Action | None]:

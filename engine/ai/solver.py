@@ -1,5 +1,8 @@
 """Exact play of small two-seat positions where the seat knows every card: alpha-beta over the engine's own rules.
 
+`solve` walks a game's public rules module; `walk` walks any `Rules`, e.g. a game's fast path (Durak's:
+engine/ai/durak_playout.py `solve`, held to the same answers by a differential test).
+
 Once a position holds no hidden card for the seat (Durak once the stock is empty: the opponent's hand is every card
 not in the seat's hand, on the table or in the discard pile it remembers, durak.md §6.4), the rest of the game is a
 perfect-information game. `solve` walks it with alpha-beta and a transposition table of bounds, values being the
@@ -10,9 +13,9 @@ on any machine). The state it receives comes from the game's `exact_state(view, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from engine.protocol import Action, Game, Seat
 
@@ -39,9 +42,66 @@ class _OutOfMoves(Exception):
     """The budget ran out before the position was solved."""
 
 
+P = TypeVar("P")
+M = TypeVar("M")
+
 MAX_DEPTH = 400
 """A line longer than this many moves counts as out of budget: the walk is recursive, and a game whose positions
 may repeat (Svoi Koziri's takes, svoi_koziri.md §3.9) can make lines long before its repetition draw ends them."""
+
+
+class Rules(Protocol[P, M]):
+    """A two-seat game as `walk` plays it: positions of type `P`, moves of type `M` (`resign` never among them)."""
+
+    def reward(self, position: P, me: Seat) -> float | None:
+        """Seat `me`'s reward if the game has ended at `position` (1 a win, 0.5 a draw, 0 a loss), else None."""
+
+    def mover(self, position: P) -> Seat:
+        """The one seat to act at `position`, a position in play."""
+
+    def moves(self, position: P, seat: Seat) -> Sequence[M]:
+        """The legal moves of `seat`, the mover, at `position`, in the rules' order."""
+
+    def after(self, position: P, seat: Seat, move: M) -> P:
+        """The position after `seat` plays `move`; `position` itself is left as it was."""
+
+    def key(self, position: P) -> Hashable:
+        """The transposition table's name of `position`: equal for positions whose rest of the game is the same."""
+
+
+@dataclass(frozen=True, slots=True)
+class PublicRules:
+    """`Rules` over a game's public rules module (`game.result`, `to_act`, `legal_actions`, `apply`).
+
+    `name_of(state)` is `solve`'s `key`: what names a position in the transposition table.
+    """
+
+    game: Game[Any, Any]
+    name_of: Callable[[Any], Hashable]
+
+    def reward(self, position: Any, me: Seat) -> float | None:
+        """`Rules.reward` from `game.result`."""
+        result = self.game.result(position)
+        if result is None:
+            return None
+        return 0.5 if result.draw else (1.0 if me in result.winners else 0.0)
+
+    def mover(self, position: Any) -> Seat:
+        """`Rules.mover` from `game.to_act`."""
+        (seat,) = self.game.to_act(position)
+        return seat
+
+    def moves(self, position: Any, seat: Seat) -> list[Action]:
+        """`game.legal_actions` but `resign`."""
+        return [action for action in self.game.legal_actions(position, seat) if action["type"] != "resign"]
+
+    def after(self, position: Any, seat: Seat, move: Action) -> Any:
+        """`game.apply`'s state."""
+        return self.game.apply(position, seat, move)[0]
+
+    def key(self, position: Any) -> Hashable:
+        """`name_of(position)`."""
+        return self.name_of(position)
 
 
 def solve(
@@ -65,33 +125,43 @@ def solve(
     """
     if game.to_act(state) != {me}:
         raise ValueError(f"seat {me} is not the one seat to act")
-    name_of = key or (lambda position: position)
+    return walk(PublicRules(game, key or (lambda position: position)), state, me, actions, actions, max_moves)
+
+
+def walk(rules: Rules[P, M], position: P, me: Seat, moves: Sequence[M], actions: Sequence[Action],
+         max_moves: int) -> Solution:
+    """`solve` over any `Rules`, from `position` with `me` to act.
+
+    `moves` are its candidate moves and `actions[i]` the action body of `moves[i]` (the `Solution`'s action).
+    A game's fast path (engine/ai/<game>_playout.py) walks its own positions with it; played in the same order and
+    named alike by `key`, they give the very `Solution` its public rules give, moves spent included.
+    """
     bounds: dict[Hashable, tuple[float, float]] = {}
     best_first: dict[Hashable, int] = {}
     spent = 0
 
-    def apply(position: Any, seat: Seat, action: Action) -> Any:
+    def after(position: P, seat: Seat, move: M) -> P:
         nonlocal spent
         spent += 1
         if spent > max_moves:
             raise _OutOfMoves
-        return game.apply(position, seat, action)[0]
+        return rules.after(position, seat, move)
 
-    def value(position: Any, alpha: float, beta: float, depth: int) -> float:
+    def value(position: P, alpha: float, beta: float, depth: int) -> float:
         if depth > MAX_DEPTH:
             raise _OutOfMoves
-        result = game.result(position)
-        if result is not None:
-            return 0.5 if result.draw else (1.0 if me in result.winners else 0.0)
-        name = name_of(position)
+        reward = rules.reward(position, me)
+        if reward is not None:
+            return reward
+        name = rules.key(position)
         lower, upper = bounds.get(name, (0.0, 1.0))
         if lower >= beta or lower == upper:
             return lower
         if upper <= alpha:
             return upper
         alpha, beta = max(alpha, lower), min(beta, upper)
-        (seat,) = game.to_act(position)
-        moves = [action for action in game.legal_actions(position, seat) if action["type"] != "resign"]
+        seat = rules.mover(position)
+        moves = rules.moves(position, seat)
         order = list(range(len(moves)))
         if name in best_first:  # the move that was best or cut off here before is tried first
             order.insert(0, order.pop(best_first[name]))
@@ -99,7 +169,7 @@ def solve(
         best, best_index = (0.0 if maximising else 1.0), order[0]
         low, high = alpha, beta
         for index in order:
-            found = value(apply(position, seat, moves[index]), low, high, depth + 1)
+            found = value(after(position, seat, moves[index]), low, high, depth + 1)
             if (found > best) if maximising else (found < best):
                 best, best_index = found, index
             if maximising:
@@ -119,8 +189,8 @@ def solve(
 
     try:
         for target in (1.0, 0.5):  # is there a win? else a draw? (narrow windows cut the most)
-            for action in actions:
-                if value(apply(state, me, action), target - 0.25, target, 1) >= target:
+            for move, action in zip(moves, actions, strict=True):
+                if value(after(position, me, move), target - 0.25, target, 1) >= target:
                     return Solution(target, action, spent)
     except _OutOfMoves:
         return Solution(None, None, max_moves)

@@ -18,6 +18,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
+from rq import Queue, Worker
 
 from service.app import create_app
 from service.config import redis_client
@@ -27,11 +29,13 @@ from tests.service.conftest import Api
 pytestmark = pytest.mark.e2e
 
 GAMES = 4
-ROUND_TRIPS_PER_JOB = 18
-"""The bound: ~16.7 now, 9 of them RQ's (dequeue, fetch, the execution's start and end, the job's result) and 7
-the job's own (load the game, its history for Durak's `easy`, store the move, its index entries, its counters, and
-enqueue the next turn, which RQ does in two); ~28.4 before the worker stopped renewing its registration and looking
-for `rq suspend` around every job and stopped writing the decision time apart from the move."""
+ROUND_TRIPS_PER_JOB = 14
+"""The bound: ~13.3 now, 7 of them RQ's (dequeue, fetch, the execution's start and end, the job's result) and 6
+the job's own (load the game, its history for Durak's `easy`, store the move, its index entries with its counters,
+and enqueue the next turn, which RQ does in two); ~16.7 before the worker stopped storing "idle" between two jobs
+when the next one waits, writing a succeeded job's last heartbeat apart from its result, and counting the move
+apart from its index entries; ~28.4 before the worker stopped renewing its registration and looking for
+`rq suspend` around every job and stopped writing the decision time apart from the move."""
 
 
 def test_a_worker_makes_few_redis_round_trips_per_ai_job(tmp_path: Path) -> None:
@@ -61,6 +65,11 @@ def test_a_worker_makes_few_redis_round_trips_per_ai_job(tmp_path: Path) -> None
             guard.check(sum(view["version"] for view in views))
             assert worker.poll() is None, "the worker exited"
             time.sleep(0.2)
+        # the queue is empty now: the worker, which stores "idle" only when it has to wait for a job, shows it
+        idle = StallGuard("the worker's state")
+        while (state := registered_state(redis_connection, prefix)) != "idle":
+            idle.check(state)
+            time.sleep(0.05)
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(timeout=60) == 0
         counted = json.loads(counts.read_text())
@@ -73,3 +82,9 @@ def test_a_worker_makes_few_redis_round_trips_per_ai_job(tmp_path: Path) -> None
             worker.wait()
         delete_keys(redis_connection, prefix, prefix)
         app.extensions["cardroom"].store.client.close()
+
+
+def registered_state(connection: redis.Redis, queue: str) -> str:
+    """The state the one worker of `queue` stored in its registration ("busy", "idle", ...: `rq info`)."""
+    (registered,) = Worker.all(connection=connection, queue=Queue(queue, connection=connection))
+    return registered.get_state()

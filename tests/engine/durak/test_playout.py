@@ -13,6 +13,7 @@ from engine.ai import durak as durak_ai
 from engine.ai import durak_playout
 from engine.ai.costs import trump_cost
 from engine.ai.durak_playout import Position
+from engine.ai.solver import solve
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import Action
@@ -101,3 +102,26 @@ def test_playout_counts_the_moves_to_a_known_end() -> None:
     after_attack, _ = durak.apply(start, 0, {"type": "attack", "card": "7S"})
     defended, _ = durak.apply(after_attack, 1, {"type": "defend", "card": "9S", "against": "7S"})
     assert durak_playout.playout(defended, defended, random.Random(1), 300) == ([1.0, 0.0], 1)
+
+
+def test_solve_finds_what_the_solver_over_the_public_rules_finds() -> None:
+    """From every position of 20 random games once the stock is empty and at most `SOLVABLE_CARDS` are in play
+    (what `easy` and the search solve; mid-bout ones too: an open card, a take), the fast solve and
+    engine/ai/solver.py `solve` over the public rules with `engine.ai.durak.solve_key` give the same `Solution`
+    (value, action, moves spent), with `easy`'s budget of 1,500 moves (most solved, some out of moves) and with 60
+    (mostly out of moves: the budget is counted alike)."""
+    outcomes = {"solved": 0, "out of moves": 0}
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = durak.new_game(2, OPTIONS, seed=seed)
+        while durak.result(state) is None:
+            (seat,) = durak.to_act(state)
+            actions = listed(state)
+            in_play = sum(map(len, state.hands)) + sum(1 + (row.defense is not None) for row in state.table)
+            if not state.stock and in_play <= durak_ai.SOLVABLE_CARDS:
+                for moves in (durak_ai.EASY_SOLVE_MOVES, 60):
+                    fast = durak_playout.solve(state, seat, actions, moves)
+                    assert fast == solve(durak, state, seat, actions, moves, durak_ai.solve_key)
+                    outcomes["solved" if fast.value is not None else "out of moves"] += 1
+            state, _ = durak.apply(state, seat, rng.choice(actions))
+    assert min(outcomes.values()) > 100
