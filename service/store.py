@@ -276,6 +276,9 @@ class GameRecord:
     """The API view of this version per seat (None: spectator), built once (service/views.py `game_view`)."""
     read_at: float | None = field(default=None, init=False, repr=False, compare=False)
     """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
+    text: str | None = field(default=None, init=False, repr=False, compare=False)
+    """The JSON text this record was read as or written as (`to_json`): `GameStore.load` reuses a known record only
+    if Redis holds that very text, since a failover can lose a write and let another take its version."""
 
     def engine_state(self) -> Any:
         """The game module's state object for `state`, decoded at most once per record.
@@ -291,10 +294,11 @@ class GameRecord:
         return self.decoded
 
     def to_json(self) -> str:
-        """The stored JSON text."""
+        """The stored JSON text; also kept as `text`."""
         data = {name: getattr(self, name) for name in _stored_fields(GameRecord)}
         data["seats"] = [seat.__dict__ for seat in self.seats]
-        return json.dumps(data, separators=(",", ":"))
+        self.text = json.dumps(data, separators=(",", ":"))
+        return self.text
 
     @classmethod
     def from_json(cls, text: bytes | str) -> GameRecord:
@@ -305,7 +309,9 @@ class GameRecord:
         """
         data = json.loads(text)
         data["seats"] = [SeatRecord(**_known(SeatRecord, seat)) for seat in data["seats"]]
-        return cls(**_known(cls, data))
+        record = cls(**_known(cls, data))
+        record.text = text if isinstance(text, str) else text.decode()
+        return record
 
     def open_seats(self) -> list[int]:
         """Seat numbers of the human seats not taken yet."""
@@ -445,16 +451,20 @@ class GameStore:
             raise
 
     def load(self, game_id: str, known: GameRecord | None = None) -> GameRecord:
-        """The game's current record; `known`, a record of it read before, is returned if it is still current.
+        """The game's current record; `known`, a record of it read or stored before, is returned if it is still current.
+
+        Current means Redis holds `known`'s very text (its version is in it), not only its version: after a failover
+        lost a write, another write may have stored a different record at the same version.
 
         Raises:
             GameNotFound: no such game.
         """
         started = time.monotonic()
-        version, text = self.client.hmget(self._key(game_id, "game"), ["version", "record"])
+        text = self.client.hget(self._key(game_id, "game"), "record")
         if text is None:
             raise GameNotFound(game_id)
-        record = known if known is not None and known.version == int(cast(bytes, version)) else None
+        stored = text if isinstance(text, str) else text.decode()
+        record = known if known is not None and known.text == stored else None
         if record is None:
             record = GameRecord.from_json(text)  # a new version (else: skip decoding it again, service/cache.py)
         record.read_at = started if record.read_at is None else max(record.read_at, started)

@@ -185,9 +185,17 @@ class Position:
 
 
 def move_of(action: Action) -> int:
-    """The move of `action`, a legal action body but `resign` (the inverse of `action`)."""
+    """The move of `action`, a legal action body but `resign` (the inverse of `action`).
+
+    Raises:
+        ValueError: `action` is a `resign`, or of no type a move names.
+    """
     card = action.get("card")
-    return _NUMBER_OF_CODE[card] if card is not None else TAKE if action["type"] == "take" else DONE
+    if card is not None:
+        return _NUMBER_OF_CODE[card]
+    if action["type"] in ("take", "done"):
+        return TAKE if action["type"] == "take" else DONE
+    raise ValueError(f"no playout move is a {action['type']!r}")
 
 
 class _Solving:

@@ -12,13 +12,16 @@ A card is its number in `FRENCH_36` (suit `S H D C`, then rank 6..A): numbers so
 `S H D C`. The moves are those card numbers (lead, beat or play that card, as the step says), `TAKE` and
 `CHOOSE_TRUMP + suit`; `resign` is never a playout move.
 
-The playout policy beats with the cheapest card, as both rule bots do, and lays (leads and plays) one of two ways,
-chosen once per playout for both seats: half the playouts lay the cheapest card, as the `lowest` bot does
-(bench/lowest.py), the other half the card hardest to beat, as `easy` does (`easy_card`); one move in `1 / EXPLORE`
-is uniform instead. A search whose playouts all played `easy`'s way misjudged every game against an opponent that
-sheds its small cards first: `medium` scored 22% against `lowest` with them and 95% against `easy`; with the
-cheapest card alone, 81% and 85%; with the two mixed, 74% and 89% (and `hard` 78% and 81%, where the cheapest card
-alone gave 76% and 72%: docs/benchmarks.md). A playout keeps its way for both seats: a mix per move scored 59%
+The playout policy beats with the cheapest card, as both rule bots do, and lays (leads and plays) one of two ways:
+the cheapest card, as the `lowest` bot does (bench/lowest.py), or the card hardest to beat, as `easy` does
+(`easy_card`). The searching seat's way is chosen once per playout, half the playouts each, and one of its moves
+in `1 / EXPLORE` is uniform instead. The opponent lays the way it has laid its cards so far in the game
+(engine/ai/svoi_koziri.py `opponent_lays_cheapest`, a coin per playout while undecided) and never plays a uniform
+card. A search whose playouts all played `easy`'s way misjudged every game against an opponent that sheds its
+small cards first: `medium` scored 22% against `lowest` with them and 95% against `easy`; with the cheapest card
+alone, 81% and 85%; with the two mixed for both seats, 74% and 89%; with the opponent's own way, 86% against
+`lowest` where the mix scored 75% on the same 400 deals, and `hard` 76% and 89% where the mix scored 73% and 83%
+on the same 100 (docs/benchmarks.md). A seat keeps its way for the whole playout: a mix per move scored 59%
 against `lowest`.
 """
 

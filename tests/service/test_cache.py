@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -69,3 +70,19 @@ def test_a_lobby_page_asked_again_decodes_only_the_games_that_moved(api: Api, mo
     decoded.clear()
     listed = {game["game_id"]: game["version"] for game in api.request("GET", "/v1/games?status=active").json["games"]}
     assert decoded == [moved] and listed[moved] == view["version"] + 1
+
+
+
+def test_a_kept_record_is_not_returned_once_redis_holds_another_record_of_its_version(api: Api) -> None:
+    """A process keeps a record it stored (worker/jobs.py `play_ai_turn`); a failover loses that write and another
+    write takes its version with a different record. The cache then returns the stored record, not the kept one."""
+    game_id, _ = api.create_humans()
+    store: GameStore = api.services.store
+    cache = RecordCache(store)
+    record = store.load(game_id)
+    kept = dataclasses.replace(record, version=record.version + 1, clock={"by": "the lost write"})
+    kept.to_json()  # its text, as `GameStore.save` writes it
+    cache.keep(kept)
+    store.save(dataclasses.replace(record, version=record.version + 1, clock={"by": "the stored write"}),
+               record.version, [])
+    assert cache.load(game_id).clock == {"by": "the stored write"}
