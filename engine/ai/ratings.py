@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
-    # 2026-12-02: Durak 100 games (10 per pairing) at hard's 48,000 moves; Svoi Koziri and Tadmur 261 games with
-    # the others (12 per pairing, 4 in Svoi Koziri), Svoi Koziri's hard then at 16,000 moves: wide intervals, see
-    # docs/benchmarks.md
+    # 2026-12-02: Durak 100 games (10 per pairing) at hard's 48,000 moves; Tadmur 261 games with the others (12
+    # per pairing); 2026-12-03: Svoi Koziri 100 games (10 per pairing) with the opponent model in its playouts:
+    # wide intervals, see docs/benchmarks.md
     "durak": {"random": (1000, 1000, 1000), "easy": (1657, 1568, 1781), "medium": (1494, 1433, 1571),
               "hard": (1557, 1474, 1647)},
-    "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1208, 1019, 1358), "medium": (1307, 1214, 1427),
-                    "hard": (1389, 1266, 1553)},
+    "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1120, 963, 1245), "medium": (1441, 1341, 1566),
+                    "hard": (1523, 1402, 1691)},
     "tadmur": {"random": (1000, 1000, 1000), "easy": (943, 816, 1050), "medium": (1156, 1033, 1265),
                "hard": (1329, 1178, 1499)},
 }
