@@ -109,6 +109,11 @@ def french_deck(lowest_rank: int = 2) -> tuple[Card, ...]:
 FRENCH_36 = french_deck(6)
 """The 36-card French deck 6..A in canonical order (durak.md §2.2, svoi_koziri.md §2.2)."""
 _FRENCH_36_CODES = {card.code: card for card in FRENCH_36}
+FRENCH_36_NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
+"""Each card's index in `FRENCH_36`, the card numbers of the Durak and Svoi Koziri fast paths (engine/ai/*_playout.py):
+numbers sort in hand order, a card's suit is `number // 9` and its rank `6 + number % 9`."""
+FRENCH_36_NUMBER_OF_CODE = {card.code: number for number, card in enumerate(FRENCH_36)}
+"""`FRENCH_36_NUMBER` by code: a code's hash is kept by the string, a card's is worked out anew each time."""
 
 
 def parse_french_36(code: str) -> Card:

@@ -130,9 +130,9 @@ WORKER_RECORDS = 256
 def game_records(key_prefix: str) -> RecordCache:
     """The latest records of the games under `key_prefix` that this worker process read or stored (service/cache.py).
 
-    A read still asks Redis for the current version and record (one round trip), but a version this process
-    stored, as a game's next turn after its move (`play_ai_turn` keeps it), is not decoded again: ~6% of an `easy`
-    job's CPU went to decoding the game's state (docs/benchmarks.md).
+    A read still asks Redis for the current record (one round trip), but a record this process stored, as a game's
+    next turn after its move (`play_ai_turn` keeps it), is not decoded again while Redis holds its very text
+    (`GameStore.load`): ~6% of an `easy` job's CPU went to decoding the game's state (docs/benchmarks.md).
     """
     return RecordCache(game_store(key_prefix), WORKER_RECORDS)
 

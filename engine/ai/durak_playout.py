@@ -20,7 +20,7 @@ from engine.ai.costs import trump_cost
 from engine.ai.search import heads_up_rewards
 from engine.ai.solver import Solution, walk
 from engine.beating import beats
-from engine.cards import FRENCH_36, FRENCH_SUITS
+from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_36_NUMBER_OF_CODE, FRENCH_SUITS
 from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
 from engine.protocol import Action, Seat
 
@@ -37,8 +37,6 @@ KEEP_TRUMPS = 9
 QUEEN = 6
 """A queen's `number % 9` (ranks 6..A count from 0)."""
 
-_NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
-_NUMBER_OF_CODE = {card.code: number for number, card in enumerate(FRENCH_36)}
 _COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
 """`_COST[trump][card]`: `engine.ai.costs.trump_cost` by number."""
 _BEATS = [[tuple(beats(card, attack, trump) for card in FRENCH_36) for attack in FRENCH_36] for trump in FRENCH_SUITS]
@@ -64,11 +62,11 @@ class Position:
 
     def __init__(self, state: DurakState) -> None:
         self.trump = FRENCH_SUITS.index(state.trump)
-        self.stock = [_NUMBER[card] for card in reversed(state.stock)]
-        self.hands = [sorted(_NUMBER[card] for card in hand) for hand in state.hands]
-        self.attacks = [_NUMBER[row.attack] for row in state.table]
-        self.defenses = [-1 if row.defense is None else _NUMBER[row.defense] for row in state.table]
-        self.discard = [_NUMBER[card] for card in state.discard]
+        self.stock = [FRENCH_36_NUMBER[card] for card in reversed(state.stock)]
+        self.hands = [sorted(FRENCH_36_NUMBER[card] for card in hand) for hand in state.hands]
+        self.attacks = [FRENCH_36_NUMBER[row.attack] for row in state.table]
+        self.defenses = [-1 if row.defense is None else FRENCH_36_NUMBER[row.defense] for row in state.table]
+        self.discard = [FRENCH_36_NUMBER[card] for card in state.discard]
         self.attacker: Seat = state.attacker
         self.bout = state.bout
         self.bout_limit = state.bout_limit
@@ -192,7 +190,7 @@ def move_of(action: Action) -> int:
     """
     card = action.get("card")
     if card is not None:
-        return _NUMBER_OF_CODE[card]
+        return FRENCH_36_NUMBER_OF_CODE[card]
     if action["type"] in ("take", "done"):
         return TAKE if action["type"] == "take" else DONE
     raise ValueError(f"no playout move is a {action['type']!r}")
@@ -207,9 +205,7 @@ class _Solving:
 
     @staticmethod
     def reward(position: Position, me: Seat) -> float | None:
-        if not position.over:
-            return None
-        return 0.5 if position.loser is None else float(position.loser != me)
+        return position.rewards()[me] if position.over else None
 
     @staticmethod
     def mover(position: Position) -> Seat:

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 from engine.ai import svoi_koziri_playout
 from engine.ai.search import Playout, SearchHooks
-from engine.ai.svoi_koziri_playout import NUMBER, easy_card
+from engine.ai.svoi_koziri_playout import easy_card
 from engine.ai.view import SeatView
-from engine.cards import FRENCH_36, FRENCH_SUITS, Card, suit_then_rank
+from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import Step, SvoiKoziriState, parse_card
@@ -38,7 +38,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     if kind in ("choose_trump", "take"):
         return rng.choice(actions)
     trumps = view["state"]["trumps"]
-    cards = [NUMBER[parse_card(action["card"])] for action in actions]
+    cards = [FRENCH_36_NUMBER[parse_card(action["card"])] for action in actions]
     own, theirs = _SUIT_INDEX[trumps[view["you"]]], _SUIT_INDEX[trumps[1 - view["you"]]]
     return actions[cards.index(easy_card(cards, kind == "beat", own, theirs))]
 
@@ -147,9 +147,11 @@ def opponent_lays_cheapest(view: SeatView, history: Sequence[JSON]) -> bool | No
         for state, seat, action in _replayed_moves(view, history, seed=0):
             if seat != opponent or action is None or action["type"] not in ("lead", "play"):
                 continue
-            position = svoi_koziri_playout.Position(state)
-            ways = svoi_koziri_playout.laid_cards(position.moves(), position.trumps[seat], position.trumps[1 - seat])
-            laid = NUMBER[parse_card(str(action["card"]))]
+            own, theirs = state.trumps[seat], state.trumps[1 - seat]
+            assert own is not None and theirs is not None  # both chosen before the deal (§2.5)
+            hand = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat])  # a lead's or play's moves (§3.3)
+            ways = svoi_koziri_playout.laid_cards(hand, _SUIT_INDEX[own.letter], _SUIT_INDEX[theirs.letter])
+            laid = FRENCH_36_NUMBER[parse_card(str(action["card"]))]
             if ways[0] != ways[1] and laid in ways:
                 counts[ways.index(laid)] += 1
     except GameError:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from engine.ai.costs import lay_value, trump_cost
 from engine.ai.search import heads_up_rewards
 from engine.beating import beats
-from engine.cards import FRENCH_36, FRENCH_SUITS, Card
+from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_36_NUMBER_OF_CODE, FRENCH_SUITS, Card
 from engine.games.svoi_koziri import (
     REPEATS_TO_DRAW,
     TAKE_OWN_TRUMP,
@@ -57,10 +57,6 @@ card alone `medium` scored 66%, 78% and 81% against `lowest` at 0.2, 0.1 and 0.0
 CHEAPEST_SHARE = 0.5
 """The share of playouts that lay the cheapest card (`lowest`'s way); the others lay `easy_card`'s."""
 
-NUMBER = {card: number for number, card in enumerate(FRENCH_36)}
-"""The number of each of the 36 cards (module docstring)."""
-_NUMBER_OF_CODE = {card.code: number for number, card in enumerate(FRENCH_36)}
-"""`NUMBER` by code: a code's hash is kept by the string, a card's is worked out anew each time."""
 _SUIT = {suit: index for index, suit in enumerate(FRENCH_SUITS)}
 _BEATS = [[tuple(beats(card, top, trump) for card in FRENCH_36) for top in FRENCH_36] for trump in FRENCH_SUITS]
 """`_BEATS[own][top][card]`: whether `card` beats `top` for a player whose own trump suit is `own` (§3.1)."""
@@ -92,7 +88,7 @@ class Position:
 
     def __init__(self, state: SvoiKoziriState) -> None:
         self.trumps = [-1 if trump is None else _SUIT[trump] for trump in state.trumps]
-        number = _NUMBER_OF_CODE
+        number = FRENCH_36_NUMBER_OF_CODE
         self.hands = [sorted(number[card.code] for card in hand) for hand in state.hands]
         self.pile = [number[card.code] for card in state.pile]
         self.step = state.step
@@ -198,7 +194,7 @@ class Position:
         if seat == 0:
             self.turn = 1
             return
-        deck = [NUMBER[card] for card in self._start.deck]
+        deck = [FRENCH_36_NUMBER[card] for card in self._start.deck]
         hands = self.hands = [sorted(deck[0::2]), sorted(deck[1::2])]
         sixes: list[Card | None] = [None, None]
         for giver in (0, 1):
@@ -268,7 +264,8 @@ def easy_card(cards: Sequence[int], beating: bool, own: int, theirs: int) -> int
     Raises:
         ValueError: `cards` is empty.
 
-    >>> hand = [NUMBER[card] for card in FRENCH_36 if card.code in ("9S", "6H", "8D", "JD")]  # own trump H, theirs S
+    >>> hand = [FRENCH_36_NUMBER_OF_CODE[code] for code in ("9S", "6H", "8D", "JD")]  # own trump H, theirs S
+    >>> hand.sort()
     >>> [FRENCH_36[easy_card(hand, beating, own=1, theirs=0)].code for beating in (True, False)]
     ['8D', '9S']
     """

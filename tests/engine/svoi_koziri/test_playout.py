@@ -17,7 +17,7 @@ from engine.ai.costs import lay_value, trump_cost
 from engine.ai.svoi_koziri import easy, opponent_lays_cheapest
 from engine.ai.svoi_koziri_playout import Position
 from engine.ai.view import history_entry, seat_view
-from engine.cards import FRENCH_36, FRENCH_SUITS
+from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import SvoiKoziriState
 from engine.protocol import Action
@@ -203,7 +203,7 @@ def test_repetition_counts_the_positions_recorded_before_the_position_was_built(
     position = Position(state)
     for step in cycle[:4]:
         kind, *card = step.split()
-        move = svoi_koziri_playout.TAKE if kind == "take" else svoi_koziri_playout.NUMBER[cards(card[0])[0]]
+        move = svoi_koziri_playout.TAKE if kind == "take" else FRENCH_36_NUMBER[cards(card[0])[0]]
         assert move in position.moves()
         position.play(move)
         state, _ = sk.apply(state, state.turn, {"type": kind, **({"card": card[0]} if card else {})})
