@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engine.ai import durak as durak_ai
 from engine.ai import durak_playout
 from engine.ai.costs import trump_cost
@@ -125,3 +127,13 @@ def test_solve_finds_what_the_solver_over_the_public_rules_finds() -> None:
                     outcomes["solved" if fast.value is not None else "out of moves"] += 1
             state, _ = durak.apply(state, seat, rng.choice(actions))
     assert min(outcomes.values()) > 100
+
+
+def test_a_move_names_each_action_but_a_resign() -> None:
+    """`move_of` inverts `action`: a card is its number in FRENCH_36 (6S is 0, AC is 35), `take` and `done` their
+    moves; a `resign` is no playout move and raises instead of passing for `done`."""
+    assert [durak_playout.move_of(action) for action in (
+        {"type": "attack", "card": "6S"}, {"type": "defend", "card": "AC"}, {"type": "take"}, {"type": "done"},
+    )] == [0, 35, durak_playout.TAKE, durak_playout.DONE]
+    with pytest.raises(ValueError):
+        durak_playout.move_of({"type": "resign"})
