@@ -33,6 +33,7 @@ from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job, JobStatus
 from rq.logutils import blue, green
+from rq.registry import StartedJobRegistry
 from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
@@ -120,6 +121,33 @@ class CardroomWorker(SimpleWorker):
             super().handle_execution_ended(job, queue, heartbeat_ttl)
             return
         job.ended_at = job.last_heartbeat = rq_now()
+
+    def handle_job_success(
+        self, job: Job, queue: Queue, started_job_registry: StartedJobRegistry, execution: Execution
+    ) -> None:
+        """RQ's record of a succeeded job (result, finished registry, the execution's end) without its two reads first.
+
+        Before its write, RQ watches the job's dependents and reads them, two round trips, to enqueue the jobs that
+        depend on this one. No job here has any: every job is enqueued `unique` (service/scheduling.py
+        `enqueue_once`), which RQ refuses for a job with dependencies, and none is enqueued to depend on another.
+        A job that repeats or is rate-limited (none here either) still goes RQ's own way.
+        """
+        if job.repeats_left is not None or job.has_rate_limit:
+            super().handle_job_success(job, queue, started_job_registry, execution)
+            return
+        assert job.started_at is not None and job.ended_at is not None, "set by perform_job and handle_execution_ended"
+        with self.connection.pipeline() as pipeline:
+            self.increment_successful_job_count(pipeline=pipeline)
+            self.increment_total_working_time(job.ended_at - job.started_at, pipeline)
+            result_ttl = job.get_result_ttl(self.default_result_ttl)
+            if result_ttl != 0:
+                job._handle_success(result_ttl, pipeline=pipeline, worker_name=self.name, execution_id=execution.id,
+                                    execution_started_at=execution.created_at, execution_ended_at=job.ended_at)
+            job.cleanup(result_ttl, pipeline=pipeline, remove_from_queue=False)
+            self.cleanup_execution(job, pipeline=pipeline, execution=execution)
+            pipeline.execute()
+        self.log.info("Successfully completed job %s in %ss on worker %s", job.id, job.ended_at - job.started_at,
+                      self.name)
 
     def _mark_alive(self) -> None:
         # Every `job_monitoring_interval` seconds, mark the running job. Marking stops a minute past the job's
