@@ -190,15 +190,37 @@ class CardroomWorker(SimpleWorker):
         self.last_suspension_check = time.monotonic()
 
     def execute_job(self, job: Job, queue: Queue) -> None:
-        """RQ's `SimpleWorker.execute_job`, but the state "idle" after the job is only noted, not stored.
+        """RQ's `SimpleWorker.execute_job`: its two writes before the job made one, the state "idle" after it noted.
 
-        The next dequeue stores it if it has to wait (`dequeue_job_and_maintain_ttl`); with a job waiting, as
-        in a busy queue or an all-AI game (its job enqueues the next turn before it ends), the stored state goes
-        from one job's "busy" to the next's, a round trip less per job.
+        RQ stores the job's execution and the state "busy" (`prepare_execution`), then marks the job started in a
+        second round trip (`prepare_job_execution`, inside `perform_job`); `start_execution` does both in one.
+        The state "idle" after the job is not stored: the next dequeue stores it if it has to wait
+        (`dequeue_job_and_maintain_ttl`); with a job waiting, as in a busy queue or an all-AI game (its job
+        enqueues the next turn before it ends), the stored state goes from one job's "busy" to the next's, a round
+        trip less per job.
         """
-        execution = self.prepare_execution(job)
+        execution = self.start_execution(job, queue)
         self.perform_job(job, queue, execution)
         self._state = WorkerStatus.IDLE
+
+    def start_execution(self, job: Job, queue: Queue) -> Execution:
+        """RQ's `prepare_execution` and `prepare_job_execution` in one pipeline: the job's execution, started."""
+        with self.connection.pipeline() as pipeline:
+            heartbeat_ttl = self.get_heartbeat_ttl(job)
+            execution = Execution.create(job, heartbeat_ttl, pipeline=pipeline, worker_name=self.name)
+            self.executions[execution.id] = execution
+            self.set_state(WorkerStatus.BUSY, pipeline=pipeline)
+            self.heartbeat(heartbeat_ttl, pipeline=pipeline)
+            job.prepare_for_execution(self.name, pipeline=pipeline)  # its heartbeat too
+            pipeline.persist(job.key)
+            if len(self.queues) == 1:  # as RQ's `perform_job`: the dequeue left it in the queue's intermediate list
+                pipeline.lrem(queue.intermediate_queue_key, 1, job.id)
+            pipeline.execute()
+        return execution
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        """Only RQ's process title: `start_execution` has stored the rest."""
+        self.procline(f"Processing {job.func_name} from {job.origin} since {time.time()}")
 
     def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
         """A job already waiting, taken at once; else RQ's dequeue, which stores "idle" and then waits for one.

@@ -29,7 +29,7 @@ from tests.service.conftest import Api
 pytestmark = pytest.mark.e2e
 
 GAMES = 4
-ROUND_TRIPS_PER_JOB = 12
+ROUND_TRIPS_PER_JOB = 11
 """The bound: ~13.3 now, 7 of them RQ's (dequeue, fetch, the execution's start and end, the job's result) and 6
 the job's own (load the game, its history for Durak's `easy`, store the move, its index entries with its counters,
 and enqueue the next turn, which RQ does in two); ~16.7 before the worker stopped storing "idle" between two jobs
