@@ -5,9 +5,11 @@ wait and held one worker process to a few dozen moves a second (docs/benchmarks.
 short, bounded Python (the search levels' budgets) under RQ's job time limit, which `SimpleWorker` enforces
 in-process with SIGALRM as the forking worker does in its horse. Between two jobs RQ's loop also made about a
 dozen Redis round trips of its own (re-registering the worker three times, a suspension check, its state twice);
-the worker does those at most once per `RENEW_SECONDS`, stores "idle" only when it has to wait for a job, and
-writes a succeeded job's last heartbeat with its result, so a job costs ~13 round trips instead of ~28
-(tests/e2e/test_worker_round_trips.py).
+the worker does those at most once per `RENEW_SECONDS`, stores "idle" only when it has to wait for a job, makes
+RQ's two writes before a job one, writes a succeeded job's last heartbeat with its result, and records a success
+without first watching and reading the job's dependents (no job here has any), so a job costs ~10 round trips
+instead of ~28 (tests/e2e/test_worker_round_trips.py). It logs two lines per job (the dequeue, RQ's "Job OK"), not
+four.
 
 The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
 cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
