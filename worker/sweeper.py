@@ -5,9 +5,11 @@ wait and held one worker process to a few dozen moves a second (docs/benchmarks.
 short, bounded Python (the search levels' budgets) under RQ's job time limit, which `SimpleWorker` enforces
 in-process with SIGALRM as the forking worker does in its horse. Between two jobs RQ's loop also made about a
 dozen Redis round trips of its own (re-registering the worker three times, a suspension check, its state twice);
-the worker does those at most once per `RENEW_SECONDS`, stores "idle" only when it has to wait for a job, and
-writes a succeeded job's last heartbeat with its result, so a job costs ~13 round trips instead of ~28
-(tests/e2e/test_worker_round_trips.py).
+the worker does those at most once per `RENEW_SECONDS`, stores "idle" only when it has to wait for a job, makes
+RQ's two writes before a job one, writes a succeeded job's last heartbeat with its result, and records a success
+without first watching and reading the job's dependents (no job here has any), so a job costs ~10 round trips
+instead of ~28 (tests/e2e/test_worker_round_trips.py). It logs two lines per job (the dequeue, RQ's "Job OK"), not
+four.
 
 The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
 cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
@@ -33,6 +35,7 @@ from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job, JobStatus
 from rq.logutils import blue, green
+from rq.registry import StartedJobRegistry
 from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
@@ -53,6 +56,9 @@ SCHEDULER_STOP_SECONDS = 5
 
 class CardroomWorker(SimpleWorker):
     """An RQ worker that runs jobs in its own process and also sweeps for dead AI turns between jobs and while idle."""
+
+    log_result_lifespan = False
+    """RQ's "result is kept for 500 seconds" after every job: the same line each time (`result_ttl` is RQ's default)."""
 
     def __init__(self, *args, key_prefix: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
         kwargs.setdefault("job_monitoring_interval", lifetimes()["AI_JOB_HEARTBEAT_SECONDS"])
@@ -121,6 +127,34 @@ class CardroomWorker(SimpleWorker):
             return
         job.ended_at = job.last_heartbeat = rq_now()
 
+    def handle_job_success(
+        self, job: Job, queue: Queue, started_job_registry: StartedJobRegistry, execution: Execution
+    ) -> None:
+        """RQ's record of a succeeded job (result, finished registry, the execution's end) without its two reads first.
+
+        Before its write, RQ watches the job's dependents and reads them, two round trips, to enqueue the jobs that
+        depend on this one. No job here has any: every job is enqueued `unique` (service/scheduling.py
+        `enqueue_once`), which RQ refuses for a job with dependencies, and none is enqueued to depend on another.
+        A job that repeats or is rate-limited (none here either) still goes RQ's own way.
+        """
+        if job.repeats_left is not None or job.has_rate_limit:
+            super().handle_job_success(job, queue, started_job_registry, execution)
+            return
+        assert job.started_at is not None and job.ended_at is not None, "set by perform_job and handle_execution_ended"
+        with self.connection.pipeline() as pipeline:
+            self.increment_successful_job_count(pipeline=pipeline)
+            self.increment_total_working_time(job.ended_at - job.started_at, pipeline)
+            result_ttl = job.get_result_ttl(self.default_result_ttl)
+            if result_ttl != 0:
+                job._handle_success(result_ttl, pipeline=pipeline, worker_name=self.name, execution_id=execution.id,
+                                    execution_started_at=execution.created_at, execution_ended_at=job.ended_at)
+            job.cleanup(result_ttl, pipeline=pipeline, remove_from_queue=False)
+            self.cleanup_execution(job, pipeline=pipeline, execution=execution)
+            pipeline.execute()
+        # debug, not RQ's info: RQ's "Job OK" line follows (~16 us a line, JSON-formatted: ~0.5% of a job each)
+        self.log.debug("Successfully completed job %s in %ss on worker %s", job.id, job.ended_at - job.started_at,
+                       self.name)
+
     def _mark_alive(self) -> None:
         # Every `job_monitoring_interval` seconds, mark the running job. Marking stops a minute past the job's
         # time limit, as the forking worker then killed its horse: a job wedged beyond that counts as dead and is
@@ -162,15 +196,37 @@ class CardroomWorker(SimpleWorker):
         self.last_suspension_check = time.monotonic()
 
     def execute_job(self, job: Job, queue: Queue) -> None:
-        """RQ's `SimpleWorker.execute_job`, but the state "idle" after the job is only noted, not stored.
+        """RQ's `SimpleWorker.execute_job`: its two writes before the job made one, the state "idle" after it noted.
 
-        The next dequeue stores it if it has to wait (`dequeue_job_and_maintain_ttl`); with a job waiting, as
-        in a busy queue or an all-AI game (its job enqueues the next turn before it ends), the stored state goes
-        from one job's "busy" to the next's, a round trip less per job.
+        RQ stores the job's execution and the state "busy" (`prepare_execution`), then marks the job started in a
+        second round trip (`prepare_job_execution`, inside `perform_job`); `start_execution` does both in one.
+        The state "idle" after the job is not stored: the next dequeue stores it if it has to wait
+        (`dequeue_job_and_maintain_ttl`); with a job waiting, as in a busy queue or an all-AI game (its job
+        enqueues the next turn before it ends), the stored state goes from one job's "busy" to the next's, a round
+        trip less per job.
         """
-        execution = self.prepare_execution(job)
+        execution = self.start_execution(job, queue)
         self.perform_job(job, queue, execution)
         self._state = WorkerStatus.IDLE
+
+    def start_execution(self, job: Job, queue: Queue) -> Execution:
+        """RQ's `prepare_execution` and `prepare_job_execution` in one pipeline: the job's execution, started."""
+        with self.connection.pipeline() as pipeline:
+            heartbeat_ttl = self.get_heartbeat_ttl(job)
+            execution = Execution.create(job, heartbeat_ttl, pipeline=pipeline, worker_name=self.name)
+            self.executions[execution.id] = execution
+            self.set_state(WorkerStatus.BUSY, pipeline=pipeline)
+            self.heartbeat(heartbeat_ttl, pipeline=pipeline)
+            job.prepare_for_execution(self.name, pipeline=pipeline)  # its heartbeat too
+            pipeline.persist(job.key)
+            if len(self.queues) == 1:  # as RQ's `perform_job`: the dequeue left it in the queue's intermediate list
+                pipeline.lrem(queue.intermediate_queue_key, 1, job.id)
+            pipeline.execute()
+        return execution
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        """Only RQ's process title: `start_execution` has stored the rest."""
+        self.procline(f"Processing {job.func_name} from {job.origin} since {time.time()}")
 
     def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
         """A job already waiting, taken at once; else RQ's dequeue, which stores "idle" and then waits for one.

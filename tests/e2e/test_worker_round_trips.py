@@ -29,13 +29,14 @@ from tests.service.conftest import Api
 pytestmark = pytest.mark.e2e
 
 GAMES = 4
-ROUND_TRIPS_PER_JOB = 14
-"""The bound: ~13.3 now, 7 of them RQ's (dequeue, fetch, the execution's start and end, the job's result) and 6
-the job's own (load the game, its history for Durak's `easy`, store the move, its index entries with its counters,
-and enqueue the next turn, which RQ does in two); ~16.7 before the worker stopped storing "idle" between two jobs
-when the next one waits, writing a succeeded job's last heartbeat apart from its result, and counting the move
-apart from its index entries; ~28.4 before the worker stopped renewing its registration and looking for
-`rq suspend` around every job and stopped writing the decision time apart from the move."""
+ROUND_TRIPS_PER_JOB = 11
+"""The bound: ~10.3 now, 4 of them RQ's (dequeue, fetch, the job's start, its end with its result) and 6 the job's
+own (load the game, its history for Durak's `easy`, store the move, its index entries with its counters, and
+enqueue the next turn, which RQ does in two); ~13.3 before the worker stopped watching and reading a succeeded
+job's dependents (it has none) and made RQ's two writes before a job one; ~16.7 before the worker stopped storing
+"idle" between two jobs when the next one waits, writing a succeeded job's last heartbeat apart from its result,
+and counting the move apart from its index entries; ~28.4 before the worker stopped renewing its registration and
+looking for `rq suspend` around every job and stopped writing the decision time apart from the move."""
 
 
 def test_a_worker_makes_few_redis_round_trips_per_ai_job(tmp_path: Path) -> None:
