@@ -175,6 +175,11 @@ class SearchHooks(Generic[StateT]):
         prepare_playout: `(view, history) -> playout`, the fast path built once per search from what the seat has
             seen (Tadmur's policy models how often the opponent guesses: engine/ai/tadmur_playout.py); used
             instead of `playout`, which it matches in shape and in what it must return.
+        prepare_opponent: `(view, history) -> (state -> action | None) | None`, the opponent's move as the tree
+            expects it, built once per search: where the opponent has played one rule bot's way in every move the
+            history shows (Svoi Koziri: engine/ai/svoi_koziri.py `prepare_opponent`), the tree weighs only that
+            bot's move at the opponent's nodes (an action it answers, legal there) instead of all of them; None,
+            or an answer of None, keeps every move.
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
             is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
             in a draw.
@@ -198,6 +203,7 @@ class SearchHooks(Generic[StateT]):
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
     playout: Playout[StateT] | None = None
     prepare_playout: Callable[[SeatView, Sequence[JSON]], Playout[StateT]] | None = None
+    prepare_opponent: Callable[[SeatView, Sequence[JSON]], Callable[[StateT], Action | None] | None] | None = None
     evaluate: Callable[[StateT, StateT], list[float] | None] | None = None
     rollout_limit: int = DEFAULT_ROLLOUT_LIMIT
     estimate: Callable[[StateT], list[float]] | None = None
@@ -275,6 +281,8 @@ class _Search(Generic[StateT]):
     """What one search fixes at its start: the game's hooks, the seat, the tree, the root's moves, the playout.
 
     The playout is `playout`, the game's fast path, or else the loop over the public rules with `rollout`'s policy.
+    `opponent` is the opponent's expected move in a state, where the game's hooks trust one
+    (`SearchHooks.prepare_opponent`).
     """
 
     hooks: SearchHooks[StateT]
@@ -282,6 +290,7 @@ class _Search(Generic[StateT]):
     root_keys: dict[tuple[Any, ...], Action]
     rollout: Callable[[StateT, random.Random], Move | None]
     playout: Playout[StateT] | None
+    opponent: Callable[[StateT], Action | None] | None = None
     root: _Node = field(default_factory=_Node)
     seats: int = 0
     moves: int = 0
@@ -315,7 +324,8 @@ def ismcts(
     history: Sequence[JSON] = view.get("history", ())
     sample = hooks.sampler(view, history)
     root_keys = {_key(action): action for action in root_actions}
-    search = _Search(hooks, view["you"], root_keys, hooks.rollout(), hooks.fast_playout(view, history))
+    search = _Search(hooks, view["you"], root_keys, hooks.rollout(), hooks.fast_playout(view, history),
+                     None if hooks.prepare_opponent is None else hooks.prepare_opponent(view, history))
     deadline = started + budget.seconds
     iterations = 0
 
@@ -367,6 +377,10 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
                      if _key(action) in search.root_keys]
         else:
             moves = _moves(game, state)
+            if search.opponent is not None and moves and moves[0][0] != search.me:
+                expected = search.opponent(state)
+                if expected is not None:
+                    moves = [(moves[0][0], expected)]
         if not moves:
             return state, path, None
         untried = []

@@ -9,6 +9,7 @@ from engine.ai import svoi_koziri_playout
 from engine.ai.search import Playout, SearchHooks
 from engine.ai.svoi_koziri_playout import easy_card
 from engine.ai.view import SeatView
+from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
@@ -133,30 +134,76 @@ def _replayed_moves(view: SeatView, history: Sequence[JSON],
     yield state, None, None
 
 
-def opponent_lays_cheapest(view: SeatView, history: Sequence[JSON]) -> bool | None:
-    """Whether the opponent has laid its cards `lowest`'s way (True) or `easy`'s way (False) so far; None: a tie.
+def opponent_ways(view: SeatView, history: Sequence[JSON]) -> tuple[int, int, int] | None:
+    """How the opponent has played its cards so far: (cheapest lays, hardest lays, other moves); None: no replay.
 
     Counts the opponent's leads and plays (svoi_koziri.md §3.3, §3.5) in the history where its cheapest card
-    (`engine.ai.costs.trump_cost`) and the card hardest to beat (`svoi_koziri_playout.easy_card`) differ, by which
-    of the two it laid; everything it did is in the history, and after the deal so are its cards (`sample_state`).
-    None too before the deal or if the history does not replay.
+    (`engine.ai.costs.trump_cost`, `lowest`'s way) and the card hardest to beat (`svoi_koziri_playout.easy_card`,
+    `easy`'s way) differ, by which of the two it laid; the third count is its moves neither rule bot makes: a lay
+    of a third card, or a beat with another card than the cheapest (§3.4; both bots beat so). Everything it did is
+    in the history, and after the deal so are its cards (`sample_state`). None before the deal, or if the history
+    does not replay.
     """
     opponent = 1 - view["you"]
-    counts = [0, 0]  # [cheapest, hardest]
+    counts = [0, 0, 0]  # [cheapest, hardest, other]
+    replayed = False
     try:
         for state, seat, action in _replayed_moves(view, history, seed=0):
-            if seat != opponent or action is None or action["type"] not in ("lead", "play"):
+            replayed = True
+            if seat != opponent or action is None or action["type"] not in ("lead", "play", "beat"):
                 continue
             own, theirs = state.trumps[seat], state.trumps[1 - seat]
             assert own is not None and theirs is not None  # both chosen before the deal (§2.5)
-            hand = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat])  # a lead's or play's moves (§3.3)
-            ways = svoi_koziri_playout.laid_cards(hand, _SUIT_INDEX[own.letter], _SUIT_INDEX[theirs.letter])
+            own_index, their_index = _SUIT_INDEX[own.letter], _SUIT_INDEX[theirs.letter]
+            hand = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat])
             laid = FRENCH_36_NUMBER[parse_card(str(action["card"]))]
-            if ways[0] != ways[1] and laid in ways:
+            if action["type"] == "beat":
+                top = state.pile[-1]
+                beating = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat] if beats(card, top, own))
+                expected = svoi_koziri_playout.rule_move(beating, True, own_index, their_index, True)
+                counts[2] += laid != expected
+                continue
+            ways = svoi_koziri_playout.laid_cards(hand, own_index, their_index)  # a lead's or play's moves (§3.3)
+            if laid not in ways:
+                counts[2] += 1
+            elif ways[0] != ways[1]:
                 counts[ways.index(laid)] += 1
     except GameError:
         return None
-    return None if counts[0] == counts[1] else counts[0] > counts[1]
+    return (counts[0], counts[1], counts[2]) if replayed else None
+
+
+def opponent_lays_cheapest(view: SeatView, history: Sequence[JSON]) -> bool | None:
+    """Whether the opponent has laid its cards `lowest`'s way (True) or `easy`'s way (False) more often so far.
+
+    By `opponent_ways`' first two counts; None on a tie, before the deal, or if the history does not replay.
+    """
+    ways = opponent_ways(view, history)
+    if ways is None or ways[0] == ways[1]:
+        return None
+    return ways[0] > ways[1]
+
+
+TRUSTED_AFTER = 3
+"""Lays that must all have gone one rule bot's way, with no move of neither way, before the tree expects that way."""
+
+
+def prepare_opponent(view: SeatView, history: Sequence[JSON]) -> Callable[[SvoiKoziriState], Action | None] | None:
+    """The opponent's move as the search's tree expects it (`SearchHooks.prepare_opponent`), or None.
+
+    Only an opponent that has played one rule bot's way in every move `opponent_ways` counts, and laid that way
+    at least `TRUSTED_AFTER` times where the two ways differ, is expected to go on so
+    (`svoi_koziri_playout.expected_action`); against anyone else the tree weighs every move of the opponent.
+    """
+    ways = opponent_ways(view, history)
+    if ways is None or ways[2] or min(ways[0], ways[1]) or max(ways[0], ways[1]) < TRUSTED_AFTER:
+        return None
+    lays_cheapest = ways[0] > 0
+
+    def expected(state: SvoiKoziriState) -> Action | None:
+        return svoi_koziri_playout.expected_action(state, lays_cheapest)
+
+    return expected
 
 
 ROLLOUT_LIMIT = 40
@@ -203,6 +250,6 @@ def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout[SvoiKozi
 
 SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
     sk, sample_state, prepare_sampler=prepare_sampler, prepare_playout=prepare_playout,
-    rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve_share=SOLVE_SHARE,
+    prepare_opponent=prepare_opponent, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve_share=SOLVE_SHARE,
 )
 """Svoi Koziri's hooks for the search levels (engine.ai.search)."""

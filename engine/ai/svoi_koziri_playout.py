@@ -274,6 +274,40 @@ def easy_card(cards: Sequence[int], beating: bool, own: int, theirs: int) -> int
     return max(cards, key=_LAY_VALUE[own][theirs].__getitem__)
 
 
+def rule_move(moves: Sequence[int], responding: bool, own: int, theirs: int, lays_cheapest: bool) -> int:
+    """A rule bot's move among `moves` (a `Position.moves()` list) for a seat of own trump `own` against `theirs`.
+
+    `take` when it is the only move (svoi_koziri.md §3.4); `responding`, the cheapest beat by
+    `engine.ai.costs.trump_cost`, as `lowest` and `easy` beat; leading or playing (§3.3, §3.5), the cheapest card
+    (`lowest`'s way) if `lays_cheapest`, else `easy_card`'s. The first of equals each: deterministic.
+    """
+    if moves[0] >= TAKE:
+        return moves[0]
+    if lays_cheapest or responding:  # min keeps the first of equal costs, the hand order
+        return min(moves, key=_COST[own].__getitem__)
+    return easy_card(moves, False, own, theirs)
+
+
+def expected_action(state: SvoiKoziriState, lays_cheapest: bool) -> Action | None:
+    """`rule_move`'s action for the seat to act in `state` (a public state); None during the trump choice or once over.
+
+    The move the search's tree expects of an opponent that has played that rule bot's way throughout
+    (engine/ai/svoi_koziri.py `prepare_opponent`).
+    """
+    step = state.step
+    if step is None or step is Step.CHOOSE_TRUMP:
+        return None
+    seat = state.turn
+    own, theirs = (_SUIT[trump] for trump in (state.trumps[seat], state.trumps[1 - seat]))  # type: ignore[index]
+    hand = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat])
+    if step is Step.RESPOND:
+        beating = _BEATS[own][FRENCH_36_NUMBER[state.pile[-1]]]
+        moves = [card for card in hand if beating[card]] or [TAKE]
+    else:
+        moves = hand
+    return action(rule_move(moves, step is Step.RESPOND, own, theirs, lays_cheapest), step)
+
+
 def estimate(hand_sizes: Sequence[int]) -> list[float]:
     """A cut-off playout's rewards per seat: the seat with fewer cards is ahead (it goes out first, §3.8).
 
@@ -328,11 +362,8 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, 
         if moves[0] >= TAKE or (seat != steady and rng.random() < EXPLORE):
             move = rng.choice(moves)
         else:
-            own = position.trumps[seat]
-            if ways[seat] or position.step is Step.RESPOND:  # min keeps the first of equal costs, the hand order
-                move = min(moves, key=_COST[own].__getitem__)
-            else:
-                move = easy_card(moves, False, own, position.trumps[1 - seat])
+            responding = position.step is Step.RESPOND
+            move = rule_move(moves, responding, position.trumps[seat], position.trumps[1 - seat], ways[seat])
         position.play(move)
     if position.over:
         return position.rewards(), limit

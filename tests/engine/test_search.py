@@ -366,3 +366,35 @@ def test_a_search_refuses_another_games_hooks() -> None:
     _, view = views_for("durak", 2, 0, steps=3)
     with pytest.raises(ValueError, match="tadmur search hooks for a durak view"):
         ismcts(SEARCH_HOOKS["tadmur"], view, random.Random(0), SMALL)
+
+
+def test_the_tree_weighs_only_the_move_it_expects_of_an_opponent_it_trusts() -> None:
+    """With a `prepare_opponent` hook (Svoi Koziri's, here expecting the opponent's first legal move) every opponent
+    move the tree applies over 200 iterations is the expected one; without it the tree tries others too."""
+    game = SEARCH_HOOKS["svoi_koziri"].game
+    views = (views_for("svoi_koziri", 2, seed, 40) for seed in range(40))
+    view = next(view for _, view in views if len(search.playable_actions(view)) > 2)
+
+    def first(state: Any, seat: int) -> Any:
+        return next(action for action in game.legal_actions(state, seat) if action["type"] != "resign")
+
+    applied: list[tuple[int, Any, Any]] = []
+
+    class Recording:
+        """The game's rules, recording each move applied with the first legal move there."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(game, name)
+
+        def apply(self, state: Any, seat: int, action: Any) -> Any:
+            applied.append((seat, action, first(state, seat)))
+            return game.apply(state, seat, action)
+
+    for trusted in (True, False):
+        applied.clear()
+        expected = (lambda view, history: lambda state: first(state, state.turn)) if trusted else None
+        hooks = dataclasses.replace(SEARCH_HOOKS["svoi_koziri"], game=Recording(), prepare_opponent=expected)
+        ismcts(hooks, view, random.Random(0), Budget(iterations=200, seconds=600))
+        theirs = [(action, expected_action) for seat, action, expected_action in applied if seat != view["you"]]
+        assert len(theirs) > 50
+        assert all(action == expected_action for action, expected_action in theirs) is trusted

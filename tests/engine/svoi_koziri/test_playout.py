@@ -14,7 +14,7 @@ from itertools import product
 
 from engine.ai import svoi_koziri_playout
 from engine.ai.costs import lay_value, trump_cost
-from engine.ai.svoi_koziri import easy, opponent_lays_cheapest
+from engine.ai.svoi_koziri import TRUSTED_AFTER, easy, opponent_lays_cheapest, opponent_ways, prepare_opponent
 from engine.ai.svoi_koziri_playout import Position
 from engine.ai.view import history_entry, seat_view
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS
@@ -211,25 +211,45 @@ def test_repetition_counts_the_positions_recorded_before_the_position_was_built(
     assert position.state() == state
 
 
-def test_the_opponent_model_names_the_way_the_opponent_has_laid_its_cards() -> None:
-    """Seat 0 plays `easy`; seat 1 lays steadily its cheapest card (`lowest`'s way) in one game and the card hardest
-    to beat (`easy`'s way) in the other, from the same deal. Seat 0's view of the history names that way once seat 1
-    has laid a card where the two ways differ, and nothing before (svoi_koziri.md §3.3, §3.5)."""
-    for cheapest in (True, False):
+def test_the_opponent_model_names_the_way_the_opponent_has_played() -> None:
+    """Seat 0 plays `easy`; from the same deal seat 1 lays steadily its cheapest card (`lowest`'s way) in one game,
+    the card hardest to beat (`easy`'s way) in another, and plays uniformly in a third. Seat 0's view of the history
+    names the steady way once seat 1 has laid a card where the two ways differ, and nothing before (svoi_koziri.md
+    §3.3, §3.5); once seat 1 has laid `TRUSTED_AFTER` such cards the tree expects its moves
+    (`prepare_opponent`), and each move seat 1 then makes is the expected one. Uniform play makes moves of neither
+    way, and the tree never expects it."""
+    for way in ("cheapest", "hardest", "uniform"):
         state = sk.new_game(2, OPTIONS, seed=5)
         history: list[dict[str, object]] = []
         seen: list[bool | None] = []
-        for version in range(2, 60):
+        expected = None
+        checked = 0
+        for version in range(2, 200):
             if sk.result(state) is not None:
                 break
             seat = state.turn
             if seat == 0:
                 view = seat_view("svoi_koziri", state, 0, history)
                 seen.append(opponent_lays_cheapest(view, history))
+                expected = prepare_opponent(view, history)
                 action = easy(view, random.Random(version))
+            elif way == "uniform":
+                action = random.Random(version).choice(listed(state))
             else:
-                action = reference_action(state, random.Random(version), cheapest, steady=True)
+                action = reference_action(state, random.Random(version), way == "cheapest", steady=True)
+                if expected is not None:
+                    assert expected(state) == action
+                    checked += 1
             state, events = sk.apply(state, seat, action)
             history.extend(history_entry(version, event, 0) for event in events)
+        final = opponent_ways(view, history)
+        assert final is not None
+        if way == "uniform":
+            assert final[2] > 0 and expected is None
+            continue
+        cheapest = way == "cheapest"
         assert seen[0] is None and seen[-1] is cheapest
         assert set(seen) == {None, cheapest}
+        steady, other = (final[0], final[1]) if cheapest else (final[1], final[0])
+        assert steady >= TRUSTED_AFTER and other == 0 and final[2] == 0
+        assert checked > 10
