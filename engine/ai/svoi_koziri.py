@@ -9,7 +9,6 @@ from engine.ai import svoi_koziri_playout
 from engine.ai.search import Playout, SearchHooks
 from engine.ai.svoi_koziri_playout import easy_card
 from engine.ai.view import SeatView
-from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
 from engine.games import svoi_koziri as sk
@@ -140,9 +139,10 @@ def opponent_ways(view: SeatView, history: Sequence[JSON]) -> tuple[int, int, in
     Counts the opponent's leads and plays (svoi_koziri.md §3.3, §3.5) in the history where its cheapest card
     (`engine.ai.costs.trump_cost`, `lowest`'s way) and the card hardest to beat (`svoi_koziri_playout.easy_card`,
     `easy`'s way) differ, by which of the two it laid; the third count is its moves neither rule bot makes: a lay
-    of a third card, or a beat with another card than the cheapest (§3.4; both bots beat so). Everything it did is
-    in the history, and after the deal so are its cards (`sample_state`). None before the deal, or if the history
-    does not replay.
+    of a third card, or a beat with another card than the cheapest (§3.4; both bots beat so), or a move the state
+    has no step for. Each way's move is `svoi_koziri_playout.expected_action`'s, the move the tree then expects.
+    Everything it did is in the history, and after the deal so are its cards (`sample_state`). None before the
+    deal, or if the history does not replay.
     """
     opponent = 1 - view["you"]
     counts = [0, 0, 0]  # [cheapest, hardest, other]
@@ -152,22 +152,12 @@ def opponent_ways(view: SeatView, history: Sequence[JSON]) -> tuple[int, int, in
             replayed = True
             if seat != opponent or action is None or action["type"] not in ("lead", "play", "beat"):
                 continue
-            own, theirs = state.trumps[seat], state.trumps[1 - seat]
-            assert own is not None and theirs is not None  # both chosen before the deal (§2.5)
-            own_index, their_index = _SUIT_INDEX[own.letter], _SUIT_INDEX[theirs.letter]
-            hand = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat])
-            laid = FRENCH_36_NUMBER[parse_card(str(action["card"]))]
-            if action["type"] == "beat":
-                top = state.pile[-1]
-                beating = sorted(FRENCH_36_NUMBER[card] for card in state.hands[seat] if beats(card, top, own))
-                expected = svoi_koziri_playout.rule_move(beating, True, own_index, their_index, True)
-                counts[2] += laid != expected
-                continue
-            ways = svoi_koziri_playout.laid_cards(hand, own_index, their_index)  # a lead's or play's moves (§3.3)
-            if laid not in ways:
+            # checked against the state before `apply` checks the action: a move of no step is of neither way
+            ways = [svoi_koziri_playout.expected_action(state, lays_cheapest) for lays_cheapest in (True, False)]
+            if action not in ways:
                 counts[2] += 1
-            elif ways[0] != ways[1]:
-                counts[ways.index(laid)] += 1
+            elif ways[0] != ways[1]:  # a beat never: both bots beat with the cheapest card
+                counts[ways.index(action)] += 1
     except GameError:
         return None
     return (counts[0], counts[1], counts[2]) if replayed else None

@@ -319,18 +319,6 @@ def estimate(hand_sizes: Sequence[int]) -> list[float]:
     return [ahead, 1 - ahead]
 
 
-def laid_cards(cards: Sequence[int], own: int, theirs: int) -> tuple[int, int]:
-    """The two ways to lay one of `cards` (hand order), own trump `own` against `theirs`: (cheapest, hardest to beat).
-
-    The cheapest card by `engine.ai.costs.trump_cost`, as `lowest` lays; `easy_card`'s, as `easy` lays; the first
-    of equals each (svoi_koziri.md §3.3, §3.5).
-
-    Raises:
-        ValueError: `cards` is empty.
-    """
-    return min(cards, key=_COST[own].__getitem__), easy_card(cards, False, own, theirs)
-
-
 def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, limit: int,
             opponent: tuple[Seat, bool | None] | None = None) -> tuple[list[float], int]:
     """Play `state` on by the playout policy: (rewards per seat, moves played); `estimate` if cut off at `limit`.

@@ -14,7 +14,15 @@ from itertools import product
 
 from engine.ai import svoi_koziri_playout
 from engine.ai.costs import lay_value, trump_cost
-from engine.ai.svoi_koziri import TRUSTED_AFTER, easy, opponent_lays_cheapest, opponent_ways, prepare_opponent
+from engine.ai.search import Budget, ismcts
+from engine.ai.svoi_koziri import (
+    SEARCH,
+    TRUSTED_AFTER,
+    easy,
+    opponent_lays_cheapest,
+    opponent_ways,
+    prepare_opponent,
+)
 from engine.ai.svoi_koziri_playout import Position
 from engine.ai.view import history_entry, seat_view
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS
@@ -253,3 +261,21 @@ def test_the_opponent_model_names_the_way_the_opponent_has_played() -> None:
         steady, other = (final[0], final[1]) if cheapest else (final[1], final[0])
         assert steady >= TRUSTED_AFTER and other == 0 and final[2] == 0
         assert checked > 10
+
+
+def test_the_opponent_model_reads_a_history_that_does_not_replay_as_none() -> None:
+    """A history that does not replay (here the opponent `beat`s where seat 0 is to lead, the pile empty, §3.3, §3.4)
+    tells the opponent model nothing: `opponent_ways` and `prepare_opponent` say None, as `sample_state` falls back
+    to the view, and the search still answers (it raised IndexError on the empty pile before the model checked the
+    step)."""
+    state = sk.new_game(2, OPTIONS, seed=5)
+    history: list[dict[str, object]] = []
+    for version, (seat, suit) in enumerate(((0, "S"), (1, "H")), start=2):
+        state, events = sk.apply(state, seat, {"type": "choose_trump", "suit": suit})
+        history.extend(history_entry(version, event, 0) for event in events)
+    forged = [*history, {"version": 4, "type": "beat", "seat": 1, "card": state.hands[1][0].code, "against": "6S"}]
+    view = seat_view("svoi_koziri", state, 0, forged)
+    assert opponent_ways(view, forged) is None
+    assert opponent_lays_cheapest(view, forged) is None
+    assert prepare_opponent(view, forged) is None
+    assert ismcts(SEARCH, view, random.Random(0), Budget(iterations=50, seconds=600)) in view["legal_actions"]
