@@ -133,8 +133,8 @@ class CardroomWorker(SimpleWorker):
         """RQ's record of a succeeded job (result, finished registry, the execution's end) without its two reads first.
 
         Before its write, RQ watches the job's dependents and reads them, two round trips, to enqueue the jobs that
-        depend on this one. No job here has any: every job is enqueued `unique` (service/scheduling.py
-        `enqueue_once`), which RQ refuses for a job with dependencies, and none is enqueued to depend on another.
+        depend on this one. No job here has any: every job is enqueued by service/scheduling.py `enqueue_once`,
+        and no caller gives one a `depends_on`.
         A job that repeats or is rate-limited (none here either) still goes RQ's own way.
         """
         if job.repeats_left is not None or job.has_rate_limit:

@@ -277,15 +277,14 @@ def easy_card(cards: Sequence[int], beating: bool, own: int, theirs: int) -> int
 def rule_move(moves: Sequence[int], responding: bool, own: int, theirs: int, lays_cheapest: bool) -> int:
     """A rule bot's move among `moves` (a `Position.moves()` list) for a seat of own trump `own` against `theirs`.
 
-    `take` when it is the only move (svoi_koziri.md §3.4); `responding`, the cheapest beat by
-    `engine.ai.costs.trump_cost`, as `lowest` and `easy` beat; leading or playing (§3.3, §3.5), the cheapest card
-    (`lowest`'s way) if `lays_cheapest`, else `easy_card`'s. The first of equals each: deterministic.
+    A list of `take` or trump choices gives its first (the take is then the only move, svoi_koziri.md §3.4);
+    `responding`, the cheapest beat by `engine.ai.costs.trump_cost`, as `lowest` and `easy` beat; leading or
+    playing (§3.3, §3.5), the cheapest card (`lowest`'s way) if `lays_cheapest`, else `easy_card`'s lay. The first
+    of equals each: deterministic.
     """
     if moves[0] >= TAKE:
         return moves[0]
-    if lays_cheapest or responding:  # min keeps the first of equal costs, the hand order
-        return min(moves, key=_COST[own].__getitem__)
-    return easy_card(moves, False, own, theirs)
+    return easy_card(moves, responding or lays_cheapest, own, theirs)
 
 
 def expected_action(state: SvoiKoziriState, lays_cheapest: bool) -> Action | None:
