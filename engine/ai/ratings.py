@@ -12,12 +12,12 @@ from collections.abc import Mapping
 
 RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
     # Tadmur 2026-12-02, 261 games with the others (12 per pairing); Durak and Svoi Koziri 2026-12-03, 100 games
-    # each (10 per pairing), Durak with its mixed playout, Svoi Koziri with its opponent model: wide intervals, see
-    # docs/benchmarks.md
+    # each (10 per pairing), Durak with its mixed playout, Svoi Koziri with the opponent its tree trusts: wide
+    # intervals, see docs/benchmarks.md
     "durak": {"random": (1000, 1000, 1000), "easy": (1489, 1419, 1585), "medium": (1594, 1509, 1683),
               "hard": (1794, 1700, 1944)},
-    "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1120, 963, 1245), "medium": (1441, 1341, 1566),
-                    "hard": (1523, 1402, 1691)},
+    "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1115, 954, 1251), "medium": (1503, 1388, 1643),
+                    "hard": (1609, 1492, 1767)},
     "tadmur": {"random": (1000, 1000, 1000), "easy": (943, 816, 1050), "medium": (1156, 1033, 1265),
                "hard": (1329, 1178, 1499)},
 }
