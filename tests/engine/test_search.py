@@ -315,6 +315,8 @@ def test_the_search_makes_the_recorded_choices() -> None:
     (engine/ai/durak_playout.py `playout`): its three views whose visits that changed were recorded anew (two of
     them a different move). Svoi Koziri's playouts then let the opponent lay its cards the way it has laid them so
     far (engine/ai/svoi_koziri.py `prepare_playout`): its three views whose choice that changed were recorded anew.
+    Talmut's search then weighed `call` only where `easy` calls (engine/ai/talmut.py `root_actions`): its three
+    views that list a call were recorded anew (one of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -113,3 +113,15 @@ def test_a_cut_off_playout_scores_the_layouts_as_they_lie() -> None:
     """E2 deals 1O 2O 1C 1E (5 points), 4C 12E 6C 5C (27) and 7B 10B 3E 2B (22) (talmut.md §2.6, §5.3); a playout
     stopped there rewards them as if the round ended: ½ + (24.5 − 5) / 48, ½ + (13.5 − 27) / 48, ½ + (16 − 22) / 48."""
     assert talmut_playout.Position(deal(E2)).estimate() == [0.90625, 0.21875, 0.375]
+
+
+def test_search_levels_call_only_as_easy_calls() -> None:
+    """talmut.md §3.13: E2's seat 0 holds 1O 2O 1C 1E, a total of 5. Knowing none of them, the search does not weigh
+    `call` (a sample knows the cards, the seat does not); once the seat knows them all it does, as `easy` calls."""
+    state = deal(E2)
+    view = seat_view("talmut", state, 0)
+    assert {"type": "call"} in view["legal_actions"]
+    assert {"type": "call"} not in talmut_ai.root_actions(view)
+    known = tuple(talmut.Slot(slot.card, (0,)) for slot in state.layouts[0])
+    view = seat_view("talmut", replace(state, layouts=(known, *state.layouts[1:])), 0)
+    assert {"type": "call"} in talmut_ai.root_actions(view)
