@@ -164,7 +164,7 @@ class SearchHooks(Generic[StateT]):
         prepare_sampler: `(view, history) -> (rng -> state)`, the same with the work every sample shares done once
             per search (Svoi Koziri replays its history once). Default: `sample_state` per sample.
         root_actions: `view -> actions`, the moves weighed at the root. Default: `playable_actions` (Talmut
-            drops matches on cards the seat does not know).
+            drops matches on cards the seat does not know, and a call `easy` would not make).
         rollout_action: `(state, rng) -> (seat, action) | None`, the playout policy. Default: uniform over the
             legal actions (but `resign`) of a seat that must act.
         playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
