@@ -466,7 +466,7 @@ class GameStore:
         stored = text if isinstance(text, str) else text.decode()
         record = known if known is not None and known.text == stored else None
         if record is None:
-            record = GameRecord.from_json(text)  # a new version (else: skip decoding it again, service/cache.py)
+            record = GameRecord.from_json(stored)  # a new version (else: skip decoding it again, service/cache.py)
         record.read_at = started if record.read_at is None else max(record.read_at, started)
         return record
 
