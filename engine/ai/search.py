@@ -179,8 +179,8 @@ class SearchHooks(Generic[StateT]):
             expects it, built once per search: where the opponent has played one rule bot's way in every move the
             history shows (Svoi Koziri: engine/ai/svoi_koziri.py `prepare_opponent`), the tree weighs only that
             bot's move at the opponent's nodes (an action it answers, legal there) instead of all of them; None,
-            or an answer of None, keeps every move. For games where one seat acts at a time: the move replaces
-            the whole list of moves at a node whose first mover is not the searching seat.
+            or an answer of None, keeps every move. For games where one seat acts at a time: the move stands for
+            the whole list of moves at a node where the searching seat is not to act (they are then not worked out).
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
             is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
             in a draw.
@@ -377,11 +377,11 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
             moves = [(search.me, action) for action in game.legal_actions(state, search.me)
                      if _key(action) in search.root_keys]
         else:
-            moves = _moves(game, state)
-            if search.opponent is not None and moves and moves[0][0] != search.me:
+            to_act = game.to_act(state)
+            expected = None
+            if search.opponent is not None and to_act and search.me not in to_act:
                 expected = search.opponent(state)
-                if expected is not None:
-                    moves = [(moves[0][0], expected)]
+            moves = _moves(game, state) if expected is None else [(min(to_act), expected)]
         if not moves:
             return state, path, None
         untried = []
