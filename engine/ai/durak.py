@@ -9,6 +9,7 @@ from dataclasses import replace
 from engine.ai import durak_playout
 from engine.ai.costs import rank, trump_cost
 from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
+from engine.ai.durak_reading import Reading, read_opponent
 from engine.ai.search import SearchHooks, solve_exactly
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
@@ -21,6 +22,7 @@ EASY_SOLVE_MOVES = 1_500
 for the last eight or so cards; a bigger endgame it plays by its rules."""
 FULL_DECK = FRENCH_36
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
+_CARDS = {card.code: card for card in FULL_DECK}
 
 
 def easy(view: SeatView, rng: random.Random) -> Action:
@@ -123,29 +125,84 @@ def known_cards(view: SeatView, history: Sequence[JSON]) -> tuple[set[str], set[
 def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) -> DurakState:
     """A full Durak state consistent with what `view["you"]` knows (its hand, the table, sizes, the history).
 
-    The opponent holds the cards the seat saw it pick up (`known_cards`) plus unseen cards drawn uniformly; the
+    The opponent holds the cards the seat saw it pick up (`known_cards`) plus unseen cards drawn uniformly (or,
+    from an opponent read as `easy`, among the hands its moves leave: `prepare_sampler`); the
     stock is the rest, with the public indicator last. If the history is incomplete, unexplained unseen cards go
     to the discard pile so that every size in the view still holds.
     """
     return prepare_sampler(view, history)(rng)
 
 
+def _unseen(view: SeatView, history: Sequence[JSON]) -> tuple[set[str], set[str], list[str]]:
+    """(the discard pile, the opponent's known cards, the cards the seat has not seen in deck order), by code.
+
+    The seat has seen its hand, the table, the indicator, the discard pile and the opponent's known cards
+    (`known_cards`); the opponent's other cards and the stock below the indicator are among the unseen ones.
+    """
+    state = view["state"]
+    discard, known = known_cards(view, history)
+    table = [code for row in state["table"] for code in (row["attack"], row["defense"]) if code is not None]
+    indicator = state["trump_card"]
+    seen = set(state["hand"]) | set(table) | ({indicator} if indicator else set())
+    known -= seen
+    discard -= seen | known
+    return discard, known, [card.code for card in FULL_DECK if card.code not in seen | discard | known]
+
+
+TRUSTED_AFTER = 3
+"""Moves of the opponent that must each have ruled cards out, `easy`'s way, before the search reads it as `easy`."""
+
+
+def trusted_reading(view: SeatView, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
+    """What the opponent's moves tell of its hidden hand, if it has played as `easy` plays (engine/ai/durak_reading.py).
+
+    None, so that the search guesses uniformly and weighs every move of the opponent, unless every move of it the
+    seat saw was one `easy` could make and at least `TRUSTED_AFTER` of them ruled cards out; None too once the
+    stock is empty (the seat then knows every card). `unseen` are the
+    cards the seat has not seen (`_unseen`).
+    """
+    if view["state"]["stock_size"] == 0:
+        return None  # every card is known: nothing to read
+    reading = read_opponent(view, history, unseen)
+    return reading if reading is not None and reading.moves >= TRUSTED_AFTER else None
+
+
+def prepare_opponent(view: SeatView, history: Sequence[JSON]) -> Callable[[DurakState], Action | None] | None:
+    """The opponent's move as the search's tree expects it (`SearchHooks.prepare_opponent`), or None.
+
+    An opponent `trusted_reading` reads as `easy` is expected to play `easy`'s rules while the stock holds cards
+    (with an empty stock `easy` solves, and the tree weighs every move); against anyone else the tree weighs every
+    move of the opponent.
+    """
+    if trusted_reading(view, history, _unseen(view, history)[2]) is None:
+        return None
+
+    def expected(state: DurakState) -> Action | None:
+        if not state.stock:
+            return None
+        (seat,) = durak.to_act(state)
+        actions = [action for action in durak.legal_actions(state, seat) if action["type"] != "resign"]
+        return _rules_move(actions, state.trump.letter, len(state.stock))
+
+    return expected
+
+
 def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], DurakState]:
-    """`sample_state` for one search: what the samples share (the known cards, the parsed view) is worked out once."""
+    """`sample_state` for one search: what the samples share (the known cards, the parsed view) is worked out once.
+
+    Against an opponent `trusted_reading` reads as `easy`, the opponent's hidden cards are drawn from those its
+    moves leave possible (engine/ai/durak_reading.py) instead of uniformly.
+    """
     state = view["state"]
     me = view["you"]
     opponent = 1 - me
-    discard, known = known_cards(view, history)
-    mine = set(state["hand"])
-    table = [code for row in state["table"] for code in (row["attack"], row["defense"]) if code is not None]
-    indicator = state["trump_card"]
-    seen = mine | set(table) | ({indicator} if indicator else set())
-    known -= seen
-    discard -= seen | known
+    discard, known, unseen_codes = _unseen(view, history)
     opponent_size = state["hand_sizes"][opponent]
     known_hand = [durak.parse_card(code) for code in sorted(known)[:opponent_size]]
-    unseen = [card for card in FULL_DECK if card.code not in seen and card.code not in discard | known]
+    unseen = [_CARDS[code] for code in unseen_codes]
     need = opponent_size - len(known_hand)
+    reading = trusted_reading(view, history, unseen_codes)
+    indicator = state["trump_card"]
     stock_count = max(0, state["stock_size"] - 1)
     last = (durak.parse_card(indicator),) if indicator else ()
     my_hand = durak.hand_order(durak.parse_card(code) for code in state["hand"])
@@ -175,8 +232,14 @@ def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random
     )
 
     def sample(rng: random.Random) -> DurakState:
-        pool = list(unseen)
-        rng.shuffle(pool)
+        read = None if reading is None else reading.sample_hand(rng)
+        if read is None:
+            pool = list(unseen)
+            rng.shuffle(pool)
+        else:  # the read hand first, then the rest of the unseen cards shuffled
+            rest = [card for card in unseen if card.code not in read]
+            rng.shuffle(rest)
+            pool = [_CARDS[code] for code in read] + rest
         hands: list[tuple[Card, ...]] = [(), ()]
         hands[me] = my_hand
         hands[opponent] = durak.hand_order(known_hand + pool[:need])
@@ -236,6 +299,7 @@ ROLLOUT_LIMIT = 300
 
 SEARCH: SearchHooks[DurakState] = SearchHooks(
     durak, sample_state, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
-    rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve=durak_playout.solve, solve_share=SOLVE_SHARE,
+    prepare_opponent=prepare_opponent, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state,
+    solve=durak_playout.solve, solve_share=SOLVE_SHARE,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""

@@ -177,10 +177,11 @@ class SearchHooks(Generic[StateT]):
             instead of `playout`, which it matches in shape and in what it must return.
         prepare_opponent: `(view, history) -> (state -> action | None) | None`, the opponent's move as the tree
             expects it, built once per search: where the opponent has played one rule bot's way in every move the
-            history shows (Svoi Koziri: engine/ai/svoi_koziri.py `prepare_opponent`), the tree weighs only that
-            bot's move at the opponent's nodes (an action it answers, legal there) instead of all of them; None,
-            or an answer of None, keeps every move. For games where one seat acts at a time: the move stands for
-            the whole list of moves at a node where the searching seat is not to act (they are then not worked out).
+            history shows (engine/ai/svoi_koziri.py and engine/ai/durak.py `prepare_opponent`), the tree weighs
+            only that bot's move at the opponent's nodes (an action it answers, legal there) instead of all of
+            them; None, or an answer of None, keeps every move. For games where one seat acts at a time: the move
+            stands for the whole list of moves at a node where the searching seat is not to act (they are then not
+            worked out).
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
             is the sampled root state. Default: only at the game's end, 1 for a winner, 0 for a loser, 0.5 each
             in a draw.

@@ -1,0 +1,260 @@
+"""What a Durak opponent's moves tell of its hidden hand, if it plays by `easy`'s rules (engine/ai/durak.py).
+
+`easy` is deterministic: it opens with its cheapest card, throws in its cheapest plain card of a rank on the table
+while it has one, beats with its cheapest card unless that is a trump it keeps, and takes otherwise. So each of
+its moves says which cards it did not hold then: opening with 9H it held nothing cheaper; ending a bout it held
+no plain card of a rank on the table; taking 8S it held no plain spade above 8. The deal says more, by the rules
+themselves: the first attacker held the lowest trump (durak.md §2.6).
+
+A card held at a move was dealt or drawn before it, so a card the opponent holds now may break a rule of an
+earlier move only if it was drawn after that move. `read_opponent` works out, for every card the seat has not
+seen, the last move that rules it out (it must have been drawn later), and the draws the opponent made;
+`Reading.sample_hand` draws a hidden hand for which the opponent's dealt and drawn cards can be put in order, the
+cards it later played included (durak.md §3.8: each draw fills its hand in turn). A hand drawn so is a guess the
+history cannot refute if the opponent is `easy`; an opponent that broke `easy`'s rules in a move the seat can see
+is not read at all (`read_opponent` answers None).
+
+Only moves made while the stock held cards count: with an empty stock `easy` solves the endgame instead, and the
+seat knows every card anyway (engine/ai/durak.py `exact_state`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
+from engine.beating import beats
+from engine.cards import FRENCH_36, FRENCH_SUITS, Card
+from engine.games.durak import HAND_SIZE
+from engine.protocol import JSON
+
+_DEAL = -1
+"""The time of the deal: before the first move (moves are numbered by their place in the history)."""
+_QUEEN = 12
+SAMPLE_TRIES = 20
+"""How many hands `Reading.sample_hand` draws before it gives up (the caller then draws one without the reading)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the history says of the opponent's hidden cards, if it plays `easy`'s way (module docstring).
+
+    Attributes:
+        moves: how many of the opponent's moves ruled cards out (while the stock held cards).
+        need: how many of the opponent's cards the seat has not seen (its hidden hand).
+        candidates: the cards that may be among them, with `weights` (how many of its draws each could have come
+            in), in the same order.
+        ruled_out: per candidate, the last move at which it was not in the opponent's hand (`_DEAL` if none):
+            it came in a later draw.
+        played: per card the opponent played from its hidden hand, (last move it was ruled out, move it was
+            played at): it came in a draw between the two.
+        draws: the time of each card the opponent drew (the deal's six at `_DEAL`), ascending.
+    """
+
+    moves: int
+    need: int
+    candidates: tuple[str, ...]
+    weights: tuple[int, ...]
+    ruled_out: tuple[int, ...]
+    played: tuple[tuple[int, int], ...]
+    draws: tuple[int, ...]
+
+    def sample_hand(self, rng: random.Random) -> list[str] | None:
+        """`need` distinct candidates, drawn by weight, that `fits`; None after `SAMPLE_TRIES` hands that do not.
+
+        Weighting by the draws a card could have come in approximates the uniform deal given the moves: a card
+        ruled out late could only be one of the last few draws.
+        """
+        index = range(len(self.candidates))
+        for _ in range(SAMPLE_TRIES):
+            chosen: list[int] = []
+            weights = list(self.weights)
+            while len(chosen) < self.need:
+                if not any(weights):
+                    return None
+                pick = rng.choices(index, weights)[0]
+                chosen.append(pick)
+                weights[pick] = 0
+            if self._fits(self.ruled_out[i] for i in chosen):
+                return [self.candidates[i] for i in sorted(chosen)]
+        return None
+
+    def fits(self, hand: Iterable[str]) -> bool:
+        """Whether the opponent may hold the unseen cards `hand` (codes) now, if it plays `easy`'s way.
+
+        True when each of them, and each card it played from its hidden hand, can have come in a draw of its own
+        after the last move that ruled it out (and, a played card, before its play); False also for a hand of
+        the wrong size or with a card that is not a candidate.
+        """
+        position = {code: i for i, code in enumerate(self.candidates)}
+        codes = set(hand)
+        if len(codes) != self.need or not codes <= position.keys():
+            return False
+        return self._fits(self.ruled_out[position[code]] for code in codes)
+
+    def _fits(self, ruled_out: Iterable[int]) -> bool:
+        # Earliest deadline first, draw by draw: an exact test for such interval matchings.
+        cards = sorted([*self.played, *((after, 1 << 30) for after in ruled_out)])
+        waiting: list[int] = []
+        next_card = 0
+        for time in self.draws:
+            while next_card < len(cards) and cards[next_card][0] < time:
+                heapq.heappush(waiting, cards[next_card][1])
+                next_card += 1
+            if not waiting or waiting[0] <= time:
+                return False
+            heapq.heappop(waiting)
+        return next_card == len(cards) and not waiting
+
+
+_CARDS = {card.code: card for card in FRENCH_36}
+_SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
+
+
+def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
+    """The reading of the opponent of `view["you"]` (module docstring), or None.
+
+    `view` is the seat's view (durak.md §6.4 `state` under `view["state"]`), `history` its events from the deal,
+    `unseen` the cards the seat has not seen (the opponent's hidden hand is among them, the rest in the stock).
+    None when the opponent broke `easy`'s rules in a move the seat saw, when a card it holds for sure broke one,
+    when no hidden hand fits its moves (`Reading.sample_hand` finds none), or when the history does not account
+    for the stock and the hands of the view (an incomplete history).
+    """
+    state = view["state"]
+    me = view["you"]
+    opponent = 1 - me
+    trump = state["trump_suit"]
+    rules_out: list[tuple[int, frozenset[str]]] = []
+    first = state["first_attack"]
+    if first["card"] is not None:
+        # durak.md §2.6: the first attacker held the lowest trump dealt
+        lowest = _CARDS[first["card"]]
+        rules_out.append((_DEAL, frozenset(code for code, card in _CARDS.items()
+                                           if card.suit == lowest.suit and card.rank < lowest.rank)))
+    known_held: dict[str, int] = {}
+    played: list[tuple[str, int]] = []
+    draws: list[int] = [_DEAL] * HAND_SIZE
+    if first["seat"] == opponent and first["card"] is not None:
+        known_held[first["card"]] = _DEAL
+        draws.pop()  # one dealt card was shown
+    stock = 36 - 2 * HAND_SIZE
+    table: list[list[str | None]] = []
+    took = False
+    bout_limit = HAND_SIZE
+    sizes = [HAND_SIZE, HAND_SIZE]
+    for time, event in enumerate(history):
+        kind = event.get("type")
+        seat = event.get("seat")
+        mine = seat == opponent and stock > 0
+        if kind == "attacked":
+            code = event["card"]
+            cost = _cost(code, trump)
+            if not table:
+                bout_limit = min(HAND_SIZE, sizes[1 - seat])
+                if mine:
+                    rules_out.append((time, frozenset(c for c in _CARDS if _cost(c, trump) < cost)))
+            elif mine:
+                if code[-1] == trump:
+                    return None  # `easy` throws in no trump while the stock holds cards
+                ranks = _ranks(table)
+                rules_out.append((time, frozenset(c for c, card in _CARDS.items() if c[-1] != trump
+                                                  and card.rank in ranks and _cost(c, trump) < cost)))
+            table.append([code, None])
+        elif kind == "defended":
+            code = event["card"]
+            if mine:
+                if code[-1] == trump and not _spends(_CARDS[code], stock):
+                    return None  # `easy` takes rather than spend this trump now
+                against = _CARDS.get(event.get("against", ""))
+                if against is None:
+                    return None  # not a history the rules wrote
+                cost = _cost(code, trump)
+                rules_out.append((time, frozenset(c for c, card in _CARDS.items()
+                                                  if _cost(c, trump) < cost and _beats(card, against, trump))))
+            for row in table:
+                if row[0] == event["against"]:
+                    row[1] = code
+        elif kind == "took":
+            took = True
+            if mine:
+                open_row = next((row[0] for row in table if row[1] is None), None)
+                if open_row is None:
+                    return None  # not a history the rules wrote: nothing to take
+                against = _CARDS[open_row]
+                rules_out.append((time, frozenset(c for c, card in _CARDS.items() if _beats(card, against, trump)
+                                                  and (c[-1] != trump or _spends(card, stock)))))
+        elif kind == "bout_ended":
+            if mine and len(table) < bout_limit:
+                ranks = _ranks(table)
+                rules_out.append((time, frozenset(c for c, card in _CARDS.items()
+                                                  if c[-1] != trump and card.rank in ranks)))
+            if took:
+                defender = 1 - seat
+                cards = [code for row in table for code in row if code is not None]
+                sizes[defender] += len(cards)
+                if defender == opponent:
+                    known_held.update(dict.fromkeys(cards, time))
+            table = []
+            took = False
+        elif kind == "drew":
+            stock -= event["count"]
+            sizes[seat] += event["count"]
+            if seat == opponent:
+                draws.extend([time] * event["count"])
+        elif kind == "trump_card_drawn" and seat == opponent:
+            draws.pop()  # the indicator was the draw's last card, and public (durak.md §6.1)
+            known_held[event["card"]] = time
+        if kind in ("attacked", "defended"):
+            sizes[seat] -= 1
+            if seat == opponent:
+                code = event["card"]
+                if code in known_held:
+                    del known_held[code]
+                else:
+                    played.append((code, time))
+
+    def last_ruled_out(code: str, until: int) -> int:
+        return max((time for time, cards in rules_out if time < until and code in cards), default=_DEAL - 1)
+
+    for code, since in known_held.items():
+        if last_ruled_out(code, 1 << 30) > since:
+            return None  # a card it held for sure, seen taken or drawn, broke a rule
+    if stock != state["stock_size"] or sizes != state["hand_sizes"]:
+        return None  # the history does not account for the view: an incomplete one
+    need = state["hand_sizes"][opponent] - len(known_held)
+    if need < 0 or len(draws) != need + len(played):
+        return None
+    candidates = [code for code in unseen if code not in known_held]
+    ruled_out = [last_ruled_out(code, 1 << 30) for code in candidates]
+    weights = [sum(time > after for time in draws) for after in ruled_out]
+    reading = Reading(
+        moves=sum(1 for time, cards in rules_out if time != _DEAL and cards),
+        need=need,
+        candidates=tuple(candidates),
+        weights=tuple(weights),
+        ruled_out=tuple(ruled_out),
+        played=tuple((last_ruled_out(code, time), time) for code, time in played),
+        draws=tuple(sorted(draws)),
+    )
+    return reading if reading.sample_hand(random.Random(0)) is not None else None
+
+
+def _cost(code: str, trump: str) -> int:
+    card = _CARDS[code]
+    return card.rank + (100 if card.suit.letter == trump else 0)
+
+
+def _beats(card: Card, against: Card, trump: str) -> bool:
+    return beats(card, against, _SUITS[trump])
+
+
+def _ranks(table: list[list[str | None]]) -> set[int]:
+    return {_CARDS[code].rank for row in table for code in row if code is not None}
+
+
+def _spends(card: Card, stock: int) -> bool:
+    """Whether `easy` would beat with trump `card` with `stock` cards in the stock (engine/ai/durak.py `easy`)."""
+    return not (stock > KEEP_TRUMPS or (stock > EARLY and card.rank >= _QUEEN))

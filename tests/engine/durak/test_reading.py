@@ -1,0 +1,137 @@
+"""Reading a Durak opponent that plays `easy`'s way: which hidden hands its moves leave (engine/ai/durak_reading.py)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.ai import choose_action, history_entry, random_action, seat_view
+from engine.ai import durak as durak_ai
+from engine.ai.durak_reading import Reading, read_opponent
+from engine.cards import Suit
+from engine.games import durak
+from engine.games.durak import DurakState
+from engine.protocol import capabilities
+from tests.decks import cards
+
+# Hearts are trumps. Seat 0 holds spades and JC; seat 1, `easy`, holds 9C 10C JD QD JH AH; QS and KS are drawn first.
+HANDS = ("6S 7S 8S 9S 10S JC", "9C 10C JD QD JH AH")
+STOCK = "QS KS AS JS 6D 7D 8D 9D 10D KD AD 6C 7C 8C QC KC AC 7H 8H 9H 10H QH KH 6H"
+
+
+def play(moves: list[tuple[int, dict[str, Any]]]) -> tuple[DurakState, list[dict[str, Any]]]:
+    """The deal above, seat 1 attacking, then `moves`; returns the state and seat 0's history."""
+    state = durak.position(Suit.HEARTS, cards(STOCK), (cards(HANDS[0]), cards(HANDS[1])), 1)
+    history: list[dict[str, Any]] = []
+    for version, (seat, action) in enumerate(moves, start=2):
+        state, events = durak.apply(state, seat, action)
+        history.extend(history_entry(version, event, 0) for event in events)
+    return state, history
+
+
+EASY_BOUT = [
+    (1, {"type": "attack", "card": "9C"}),   # its cheapest card: no 6, 7 or 8 of a plain suit
+    (0, {"type": "defend", "card": "JC", "against": "9C"}),
+    (1, {"type": "attack", "card": "JD"}),   # its cheapest plain 9 or J: no 9D
+    (0, {"type": "take"}),
+    (1, {"type": "done"}),                   # no plain 9 or J left: no 9D, no JS; then it draws QS and KS
+]
+
+
+def reading(moves: list[tuple[int, dict[str, Any]]]) -> tuple[DurakState, Reading | None]:
+    state, history = play(moves)
+    view = seat_view("durak", state, 0, history)
+    return state, read_opponent(view, history, durak_ai._unseen(view, history)[2])
+
+
+def test_the_deal_is_easys_own_play() -> None:
+    """Seat 1's moves above are the ones `easy` makes (engine/ai/durak.py), so the reading below reads `easy`."""
+    state = durak.position(Suit.HEARTS, cards(STOCK), (cards(HANDS[0]), cards(HANDS[1])), 1)
+    for seat, action in EASY_BOUT:
+        if seat == 1:
+            assert choose_action(seat_view("durak", state, 1), "easy", random.Random(0)) == action
+        state, _ = durak.apply(state, seat, action)
+
+
+def test_a_bout_of_easy_rules_out_the_cards_it_did_not_play() -> None:
+    """Opening with 9C, `easy` held no plain 6, 7 or 8; of those unseen (6D 7D 8D 6C 7C 8C) the opponent can now
+    hold only as many as it drew after (2: QS and KS in truth). 9D and JS, ruled out when it ended the bout, came
+    in that draw or not at all. A card never ruled out (QC) may have come in any of its 8 deals and draws."""
+    state, read = reading(EASY_BOUT)
+    assert read is not None
+    assert read.moves == 3 and read.need == 6
+    weights = dict(zip(read.candidates, read.weights, strict=True))
+    assert [weights[code] for code in ("6D", "7D", "8D", "6C", "7C", "8C", "9D", "JS", "QC")] == [2] * 8 + [8]
+    assert read.fits(card.code for card in state.hands[1])  # the truth: 10C QD JH AH QS KS
+    assert read.fits(["6D", "7C", "10C", "QD", "JH", "AH"])
+    assert not read.fits(["6D", "7C", "8C", "10C", "QD", "JH"])  # three cards in two draws
+    assert read.fits(["9D", "JS", "10C", "QD", "JH", "AH"])
+    assert not read.fits(["9D", "JS", "6D", "QD", "JH", "AH"])
+    assert not read.fits(["10C", "QD", "JH", "AH", "QS"])  # five cards: it holds six
+
+
+def test_the_search_expects_easys_move_of_a_read_opponent() -> None:
+    """After three moves that ruled cards out, the search reads the opponent (`TRUSTED_AFTER`): every sample
+    gives it a hand that fits, and its tree expects `easy`'s move, here opening bout 2 with its cheapest card."""
+    state, history = play(EASY_BOUT)
+    view = seat_view("durak", state, 0, history)
+    read = durak_ai.trusted_reading(view, history, durak_ai._unseen(view, history)[2])
+    assert read is not None
+    sampler = durak_ai.prepare_sampler(view, history)
+    for seed in range(20):
+        sample = sampler(random.Random(seed))
+        assert read.fits(card.code for card in sample.hands[1])
+    expected = durak_ai.prepare_opponent(view, history)
+    assert expected is not None
+    assert expected(state) == {"type": "attack", "card": "10C"}
+
+
+def test_an_opponent_that_breaks_easys_rules_is_not_read() -> None:
+    """`easy` throws in no trump while the stock holds cards (it threw in JD above): an opponent that throws in JH
+    is not read, and the search guesses its hand uniformly and weighs all of its moves."""
+    moves = [*EASY_BOUT[:2], (1, {"type": "attack", "card": "JH"}), (0, {"type": "take"}), (1, {"type": "done"})]
+    state, read = reading(moves)
+    assert read is None
+    _, history = play(moves)
+    assert durak_ai.prepare_opponent(seat_view("durak", state, 0, history), history) is None
+
+
+def test_too_few_telling_moves_are_not_trusted() -> None:
+    """Two moves that ruled cards out (the opening and the throw-in) are fewer than `TRUSTED_AFTER`."""
+    state, history = play(EASY_BOUT[:3])
+    view = seat_view("durak", state, 0, history)
+    unseen = durak_ai._unseen(view, history)[2]
+    read = read_opponent(view, history, unseen)
+    assert read is not None and read.moves == 2
+    assert durak_ai.trusted_reading(view, history, unseen) is None
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_easy_is_always_read_and_its_hand_always_fits(seed: int) -> None:
+    """Whatever the deal, at every move of a `random` seat against `easy`, the reading of `easy` exists and allows
+    the hand `easy` really holds (the cards the random seat has not seen)."""
+    rng = random.Random(seed)
+    state = capabilities(durak).with_ai_seats(durak.new_game(2, durak.parse_options({}), seed=seed), range(2))
+    easy_seat = seed % 2
+    histories: list[list[Any]] = [[], []]
+    version = 1
+    while durak.result(state) is None:
+        (seat,) = durak.to_act(state)
+        view = seat_view("durak", state, seat, histories[seat])
+        if seat == easy_seat:
+            action = choose_action(view, "easy", rng)
+        else:
+            _, known, unseen = durak_ai._unseen(view, histories[seat])
+            read = read_opponent(view, histories[seat], unseen)
+            assert read is not None
+            assert read.fits(card.code for card in state.hands[easy_seat] if card.code not in known)
+            action = random_action(view, rng)
+        assert action is not None
+        state, events = durak.apply(state, seat, action)
+        version += 1
+        for viewer in (0, 1):
+            histories[viewer].extend(history_entry(version, event, viewer) for event in events)
