@@ -6,6 +6,7 @@ Every error body is flask-smorest's envelope plus a stable machine-readable `err
 
 from __future__ import annotations
 
+import logging
 from http import HTTPStatus
 from typing import Any
 
@@ -18,6 +19,8 @@ from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
 from service.store import GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
 from service.turns import GameNotStarted, InvalidSetup, UnknownGame
+
+log = logging.getLogger(__name__)
 
 STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     IllegalAction: 422,
@@ -95,6 +98,8 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.TimeoutError)
     @app.errorhandler(redis.exceptions.RedisClusterException)  # a Redis Cluster: no node answers, a slot uncovered
     def store_unavailable(error: Exception):  # type: ignore[no-untyped-def]
+        # The body names no cause; the operator's log does, or a 503 on a live node cannot be told from an outage
+        log.warning("503 store_unavailable: %s: %s", type(error).__name__, error)
         body = envelope(503, "store_unavailable", "the game store is unreachable: nothing was changed")
         return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}
 

@@ -54,8 +54,12 @@ class Served:
 
 
 @pytest.fixture(scope="session")
-def server() -> Iterator[Served]:
-    """`cardroom serve` without `REDIS_URL` on a free port, its data in a temporary folder; Ctrl-C'd afterwards."""
+def server(request: pytest.FixtureRequest) -> Iterator[Served]:
+    """`cardroom serve` without `REDIS_URL` on a free port, its data in a temporary folder; Ctrl-C'd afterwards.
+
+    The folder is removed unless a test failed: then its `serve.log` (the server's, the worker's and Redis's
+    output) stays, and its path is printed, to tell whether the server, the AI's worker or the page stalled.
+    """
     data = Path(tempfile.mkdtemp(prefix="cardroom-browser-"))
     port = free_port()
     environment = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
@@ -78,7 +82,11 @@ def server() -> Iterator[Served]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        shutil.rmtree(data, ignore_errors=True)
+        if request.session.testsfailed:
+            reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+            reporter.write_line(f"tests/browser: a test failed; the server's log is kept at {served.log}")
+        else:
+            shutil.rmtree(data, ignore_errors=True)
 
 
 def ready(base_url: str) -> bool:

@@ -55,7 +55,7 @@ def assert_all_unavailable(api: Api, game_id: str, token: str) -> None:
 
 
 def test_outage_answers_503_fast_and_the_game_continues_on_the_same_data(
-    own_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+    own_redis: RedisServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("REDIS_SOCKET_TIMEOUT_SECONDS", str(SOCKET_TIMEOUT))
     monkeypatch.setenv("REDIS_CONNECT_TIMEOUT_SECONDS", str(CONNECT_TIMEOUT))
@@ -70,7 +70,11 @@ def test_outage_answers_503_fast_and_the_game_continues_on_the_same_data(
     events_before = api.request("GET", f"/v1/games/{game_id}/events", tokens[0]).json["events"]
 
     own_redis.kill()
-    assert_all_unavailable(api, game_id, tokens[0])
+    with caplog.at_level("WARNING", logger="service.errors"):
+        assert_all_unavailable(api, game_id, tokens[0])
+    # the operator's log names the Redis error each 503 answered (the client's body does not)
+    logged = [record.getMessage() for record in caplog.records if record.name == "service.errors"]
+    assert logged and all(message.startswith("503 store_unavailable: ConnectionError: ") for message in logged), logged
 
     own_redis.start()  # same directory: the append-only file brings every write back
     own_redis.pause()
