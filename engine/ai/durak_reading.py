@@ -135,6 +135,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
         rules_out.append((_DEAL, frozenset(code for code, card in _CARDS.items()
                                            if card.suit == lowest.suit and card.rank < lowest.rank)))
     known_held: dict[str, int] = {}
+    held_known: list[tuple[str, int, int]] = []  # (code, since, until): a known card it held, then played
     played: list[tuple[str, int]] = []
     draws: list[int] = [_DEAL] * HAND_SIZE
     if first["seat"] == opponent and first["card"] is not None:
@@ -212,16 +213,17 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
             if seat == opponent:
                 code = event["card"]
                 if code in known_held:
-                    del known_held[code]
+                    held_known.append((code, known_held.pop(code), time))
                 else:
                     played.append((code, time))
 
     def last_ruled_out(code: str, until: int) -> int:
         return max((time for time, cards in rules_out if time < until and code in cards), default=_DEAL - 1)
 
-    for code, since in known_held.items():
-        if last_ruled_out(code, 1 << 30) > since:
-            return None  # a card it held for sure, seen taken or drawn, broke a rule
+    held_known.extend((code, since, 1 << 30) for code, since in known_held.items())
+    for code, since, until in held_known:
+        if last_ruled_out(code, until) > since:
+            return None  # a card it held for sure (shown, taken or drawn, until it played it) broke a rule
     if stock != state["stock_size"] or sizes != state["hand_sizes"]:
         return None  # the history does not account for the view: an incomplete one
     need = state["hand_sizes"][opponent] - len(known_held)

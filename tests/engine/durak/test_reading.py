@@ -15,7 +15,7 @@ from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import capabilities
-from tests.decks import cards
+from tests.decks import cards, stacked_deck
 
 # Hearts are trumps. Seat 0 holds spades and JC; seat 1, `easy`, holds 9C 10C JD QD JH AH; QS and KS are drawn first.
 HANDS = ("6S 7S 8S 9S 10S JC", "9C 10C JD QD JH AH")
@@ -135,3 +135,25 @@ def test_easy_is_always_read_and_its_hand_always_fits(seed: int) -> None:
         version += 1
         for viewer in (0, 1):
             histories[viewer].extend(history_entry(version, event, viewer) for event in events)
+
+
+def test_a_rule_broken_by_a_shown_card_it_later_played_is_seen() -> None:
+    """Seat 1 attacks first with its lowest trump 7D shown (durak.md §2.6) but opens with 9D, where `easy` opens
+    with 7D; it takes nothing back and plays 7D in bout 2. It held 7D all along, so the opening broke `easy`'s rule
+    even though 7D is no longer in its hand: it is not read."""
+    # seat 0 is dealt 6S..JS, seat 1 the trumps 7D 9D 10D JD QD KD; the indicator is 6D
+    deck = cards(" ".join(stacked_deck("durak", "6S 7D 7S 9D 8S 10D 9S JD 10S QD JS KD 6D")))
+    state = durak.new_game(2, durak.parse_options({}), deck, seed=0)
+    assert (state.first_attack_seat, state.first_attack_card) == (1, cards("7D")[0])
+    history: list[dict[str, Any]] = []
+    for version, (seat, action) in enumerate([
+        (1, {"type": "attack", "card": "9D"}),
+        (0, {"type": "take"}),
+        (1, {"type": "done"}),
+        (1, {"type": "attack", "card": "7D"}),
+    ], start=2):
+        state, events = durak.apply(state, seat, action)
+        history.extend(history_entry(version, event, 0) for event in events)
+    view = seat_view("durak", state, 0, history)
+    assert read_opponent(view, history, durak_ai._unseen(view, history)[2]) is None
+
