@@ -112,6 +112,9 @@ class Reading:
 
 _CARDS = {card.code: card for card in FRENCH_36}
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
+_FIELDS = {"attacked": ("card",), "defended": ("card", "against"), "took": (), "bout_ended": (),
+           "drew": ("count",), "trump_card_drawn": ("card",)}
+"""The events `read_opponent` follows (durak.md §6.1), each with the fields it reads besides `seat`."""
 
 
 def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
@@ -120,8 +123,10 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     `view` is the seat's view (durak.md §6.4 `state` under `view["state"]`), `history` its events from the deal,
     `unseen` the cards the seat has not seen (the opponent's hidden hand is among them, the rest in the stock).
     None when the opponent broke `easy`'s rules in a move the seat saw, when a card it holds for sure broke one,
-    when no hidden hand fits its moves (`Reading.sample_hand` finds none), or when the history does not account
-    for the stock and the hands of the view (an incomplete history).
+    when no hidden hand fits its moves (`Reading.sample_hand` finds none), when the history does not account
+    for the stock and the hands of the view (an incomplete history), or when it holds an event the rules do not
+    write (a crafted one: a field missing, or not a seat, a card code or a count): no list of event objects
+    makes it raise.
     """
     state = view["state"]
     me = view["you"]
@@ -148,7 +153,11 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     sizes = [HAND_SIZE, HAND_SIZE]
     for time, event in enumerate(history):
         kind = event.get("type")
-        seat = event.get("seat")
+        if kind not in _FIELDS:
+            continue  # not a move or a draw
+        if not _well_formed(event, _FIELDS[kind]):
+            return None  # not a history the rules wrote (a crafted one)
+        seat = event["seat"]
         mine = seat == opponent and stock > 0
         if kind == "attacked":
             code = event["card"]
@@ -169,9 +178,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
             if mine:
                 if code[-1] == trump and not _spends(_CARDS[code], stock):
                     return None  # `easy` takes rather than spend this trump now
-                against = _CARDS.get(event.get("against", ""))
-                if against is None:
-                    return None  # not a history the rules wrote
+                against = _CARDS[event["against"]]
                 cost = _cost(code, trump)
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items()
                                                   if _cost(c, trump) < cost and _beats(card, against, trump))))
@@ -206,6 +213,8 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
             if seat == opponent:
                 draws.extend([time] * event["count"])
         elif kind == "trump_card_drawn" and seat == opponent:
+            if not draws:
+                return None  # not a history the rules wrote: the indicator comes in a draw
             draws.pop()  # the indicator was the draw's last card, and public (durak.md §6.1)
             known_held[event["card"]] = time
         if kind in ("attacked", "defended"):
@@ -242,6 +251,21 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
         draws=tuple(sorted(draws)),
     )
     return reading if reading.sample_hand(random.Random(0)) is not None else None
+
+
+def _well_formed(event: JSON, fields: tuple[str, ...]) -> bool:
+    """Whether `event` has a seat 0 or 1 and each of `fields` as the rules write it: a card code, a count >= 0."""
+    seat = event.get("seat")
+    if type(seat) is not int or seat not in (0, 1):
+        return False
+    for field in fields:
+        value = event.get(field)
+        if field == "count":
+            if type(value) is not int or value < 0:
+                return False
+        elif not isinstance(value, str) or value not in _CARDS:
+            return False
+    return True
 
 
 def _cost(code: str, trump: str) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -157,3 +158,27 @@ def test_a_rule_broken_by_a_shown_card_it_later_played_is_seen() -> None:
     view = seat_view("durak", state, 0, history)
     assert read_opponent(view, history, durak_ai._unseen(view, history)[2]) is None
 
+
+
+@pytest.mark.parametrize(("kind", "field", "value"), [
+    ("defended", "against", None),  # dropped, as tests/engine/durak/test_endgame.py writes defences
+    ("attacked", "card", "5H"),
+    ("drew", "count", None),
+    ("drew", "count", "2"),
+    ("took", "seat", None),
+    ("bout_ended", "seat", 1.0),
+])
+def test_a_crafted_history_is_not_read(kind: str, field: str, value: Any) -> None:
+    """An event the rules do not write (a field dropped, or not a seat, a card code or a count) leaves no reading,
+    where it raised KeyError, TypeError or IndexError; in a move of the seat's own too (its defence, its take)."""
+    state, history = play(EASY_BOUT)
+    view = seat_view("durak", state, 0, history)
+    unseen = durak_ai._unseen(view, history)[2]
+    assert read_opponent(view, history, unseen) is not None
+    for index in [index for index, event in enumerate(history) if event["type"] == kind]:
+        crafted = [dict(event) for event in history]
+        if value is None:
+            del crafted[index][field]
+        else:
+            crafted[index][field] = value
+        assert read_opponent(view, crafted, unseen) is None
