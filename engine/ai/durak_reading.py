@@ -1,9 +1,10 @@
 """What a Durak opponent's moves tell of its hidden hand, if it plays by `easy`'s rules (engine/ai/durak.py).
 
-`easy` is deterministic: it opens with its cheapest card, throws in its cheapest plain card of a rank on the table
-while it has one, beats with its cheapest card unless that is a trump it keeps, and takes otherwise. So each of
-its moves says which cards it did not hold then: opening with 9H it held nothing cheaper; ending a bout it held
-no plain card of a rank on the table; taking 8S it held no plain spade above 8. The deal says more, by the rules
+`easy` is deterministic: it opens with its cheapest card (of equal ones, the first in hand order), throws in its
+cheapest plain card of a rank on the table while it has one, beats with its cheapest card unless that is a trump it
+keeps, and takes otherwise. So each of its moves says which cards it did not hold then: opening with 9H it held
+nothing cheaper, nor 9S; ending a bout it held no plain card of a rank on the table; taking 8S it held no plain
+spade above 8. The deal says more, by the rules
 themselves: the first attacker held the lowest trump (durak.md §2.6).
 
 A card held at a move was dealt or drawn before it, so a card the opponent holds now may break a rule of an
@@ -25,6 +26,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from engine.ai.costs import trump_cost
 from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
@@ -112,6 +114,8 @@ class Reading:
 
 _CARDS = {card.code: card for card in FRENCH_36}
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
+_ORDER = {code: index for index, code in enumerate(_CARDS)}
+"""A card's place in hand order (durak.md §2.2), which `FRENCH_36`'s order is."""
 _FIELDS = {"attacked": ("card",), "defended": ("card", "against"), "took": (), "bout_ended": (),
            "drew": ("count",), "trump_card_drawn": ("card",)}
 """The events `read_opponent` follows (durak.md §6.1), each with the fields it reads besides `seat`."""
@@ -161,17 +165,16 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
         mine = seat == opponent and stock > 0
         if kind == "attacked":
             code = event["card"]
-            cost = _cost(code, trump)
             if not table:
                 bout_limit = min(HAND_SIZE, sizes[1 - seat])
                 if mine:
-                    rules_out.append((time, frozenset(c for c in _CARDS if _cost(c, trump) < cost)))
+                    rules_out.append((time, frozenset(c for c in _CARDS if _cheaper(c, code, trump))))
             elif mine:
                 if code[-1] == trump:
                     return None  # `easy` throws in no trump while the stock holds cards
                 ranks = _ranks(table)
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items() if c[-1] != trump
-                                                  and card.rank in ranks and _cost(c, trump) < cost)))
+                                                  and card.rank in ranks and _cheaper(c, code, trump))))
             table.append([code, None])
         elif kind == "defended":
             code = event["card"]
@@ -179,9 +182,8 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                 if code[-1] == trump and not _spends(_CARDS[code], stock):
                     return None  # `easy` takes rather than spend this trump now
                 against = _CARDS[event["against"]]
-                cost = _cost(code, trump)
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items()
-                                                  if _cost(c, trump) < cost and _beats(card, against, trump))))
+                                                  if _cheaper(c, code, trump) and _beats(card, against, trump))))
             for row in table:
                 if row[0] == event["against"]:
                     row[1] = code
@@ -268,9 +270,13 @@ def _well_formed(event: JSON, fields: tuple[str, ...]) -> bool:
     return True
 
 
-def _cost(code: str, trump: str) -> int:
-    card = _CARDS[code]
-    return card.rank + (100 if card.suit.letter == trump else 0)
+def _cheaper(code: str, than: str, trump: str) -> bool:
+    """Whether `easy` plays `code` rather than `than` (engine/ai/durak.py `_cheapest`), both being legal.
+
+    `code` costs less (`trump_cost`), or as much and comes first in hand order (durak.md §2.2): equal costs are
+    plain cards of one rank, and `_cheapest` keeps the first.
+    """
+    return (trump_cost(code, trump), _ORDER[code]) < (trump_cost(than, trump), _ORDER[than])
 
 
 def _beats(card: Card, against: Card, trump: str) -> bool:

@@ -182,3 +182,22 @@ def test_a_crafted_history_is_not_read(kind: str, field: str, value: Any) -> Non
         else:
             crafted[index][field] = value
         assert read_opponent(view, crafted, unseen) is None
+
+
+def test_a_tie_in_cost_rules_out_the_cards_first_in_hand_order() -> None:
+    """Of equal-cost cards `easy` plays the first in hand order (S H D C, durak.md §2.2): opening with 7D it held
+    no 7S (nor a 6), though it may hold 7C, which comes after 7D."""
+    hands = ("6S 8S 9S 10S JS JC", "7D 9C 10C QD JH AH")
+    stock = [card for card in cards(" ".join(stacked_deck("durak", " ".join(hands)))) if card.code != "6H"][12:]
+    state = durak.position(Suit.HEARTS, [*stock, *cards("6H")], (cards(hands[0]), cards(hands[1])), 1)
+    opening = {"type": "attack", "card": "7D"}
+    assert choose_action(seat_view("durak", state, 1), "easy", random.Random(0)) == opening
+    state, events = durak.apply(state, 1, opening)
+    history = [history_entry(2, event, 0) for event in events]
+    view = seat_view("durak", state, 0, history)
+    read = read_opponent(view, history, durak_ai._unseen(view, history)[2])
+    assert read is not None and read.moves == 1
+    weights = dict(zip(read.candidates, read.weights, strict=True))
+    assert [weights[code] for code in ("6D", "6C", "7S", "7C", "8H")] == [0, 0, 0, 6, 6]
+    assert not read.fits(["7S", "9C", "10C", "QD", "JH"])
+    assert read.fits(["7C", "9C", "10C", "QD", "JH"])
