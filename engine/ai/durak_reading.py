@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.ai.costs import trump_cost
-from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
+from engine.ai.durak_playout import keeps_trump
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games.durak import HAND_SIZE
@@ -35,7 +35,6 @@ from engine.protocol import JSON
 
 _DEAL = -1
 """The time of the deal: before the first move (moves are numbered by their place in the history)."""
-_QUEEN = 12
 SAMPLE_TRIES = 20
 """How many hands `Reading.sample_hand` draws before it gives up (the caller then draws one without the reading)."""
 
@@ -179,7 +178,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
         elif kind == "defended":
             code = event["card"]
             if mine:
-                if code[-1] == trump and not _spends(_CARDS[code], stock):
+                if code[-1] == trump and keeps_trump(_CARDS[code].rank, stock):
                     return None  # `easy` takes rather than spend this trump now
                 against = _CARDS[event["against"]]
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items()
@@ -195,7 +194,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                     return None  # not a history the rules wrote: nothing to take
                 against = _CARDS[open_row]
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items() if _beats(card, against, trump)
-                                                  and (c[-1] != trump or _spends(card, stock)))))
+                                                  and (c[-1] != trump or not keeps_trump(card.rank, stock)))))
         elif kind == "bout_ended":
             if mine and len(table) < bout_limit:
                 ranks = _ranks(table)
@@ -286,7 +285,3 @@ def _beats(card: Card, against: Card, trump: str) -> bool:
 def _ranks(table: list[list[str | None]]) -> set[int]:
     return {_CARDS[code].rank for row in table for code in row if code is not None}
 
-
-def _spends(card: Card, stock: int) -> bool:
-    """Whether `easy` would beat with trump `card` with `stock` cards in the stock (engine/ai/durak.py `easy`)."""
-    return not (stock > KEEP_TRUMPS or (stock > EARLY and card.rank >= _QUEEN))
