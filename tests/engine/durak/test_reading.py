@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import choose_action, history_entry, random_action, seat_view
+from engine.ai import choose_action, history_entry, seat_view
 from engine.ai import durak as durak_ai
 from engine.ai.durak_reading import Reading, read_opponent
 from engine.cards import Suit
@@ -111,26 +111,26 @@ def test_too_few_telling_moves_are_not_trusted() -> None:
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1))
-def test_easy_is_always_read_and_its_hand_always_fits(seed: int) -> None:
-    """Whatever the deal, at every move of a `random` seat against `easy`, the reading of `easy` exists and allows
-    the hand `easy` really holds (the cards the random seat has not seen)."""
+@given(seed=st.integers(0, 2**31 - 1), both_easy=st.booleans())
+def test_easy_is_always_read_and_its_hand_always_fits(seed: int, both_easy: bool) -> None:
+    """Whatever the deal (`new_game`'s, with its first attacker), at every move, the reading of an `easy` seat by
+    its opponent, a `random` seat or another `easy`, exists and allows the hand `easy` really holds (the cards the
+    reading seat has not seen)."""
     rng = random.Random(seed)
     state = capabilities(durak).with_ai_seats(durak.new_game(2, durak.parse_options({}), seed=seed), range(2))
-    easy_seat = seed % 2
+    levels = ("easy", "easy") if both_easy else (("easy", "random") if seed % 2 else ("random", "easy"))
     histories: list[list[Any]] = [[], []]
     version = 1
     while durak.result(state) is None:
+        for viewer in (0, 1):
+            if levels[1 - viewer] == "easy":
+                view = seat_view("durak", state, viewer, histories[viewer])
+                _, known, unseen = durak_ai._unseen(view, histories[viewer])
+                read = read_opponent(view, histories[viewer], unseen)
+                assert read is not None
+                assert read.fits(card.code for card in state.hands[1 - viewer] if card.code not in known)
         (seat,) = durak.to_act(state)
-        view = seat_view("durak", state, seat, histories[seat])
-        if seat == easy_seat:
-            action = choose_action(view, "easy", rng)
-        else:
-            _, known, unseen = durak_ai._unseen(view, histories[seat])
-            read = read_opponent(view, histories[seat], unseen)
-            assert read is not None
-            assert read.fits(card.code for card in state.hands[easy_seat] if card.code not in known)
-            action = random_action(view, rng)
+        action = choose_action(seat_view("durak", state, seat, histories[seat]), levels[seat], rng)
         assert action is not None
         state, events = durak.apply(state, seat, action)
         version += 1
