@@ -35,6 +35,8 @@ from engine.protocol import JSON
 
 _DEAL = -1
 """The time of the deal: before the first move (moves are numbered by their place in the history)."""
+_NOW = 1 << 30
+"""A time after every move: a card still in the opponent's hand is held until then."""
 SAMPLE_TRIES = 20
 """How many hands `Reading.sample_hand` draws before it gives up (the caller then draws one without the reading)."""
 
@@ -98,7 +100,7 @@ class Reading:
 
     def _fits(self, ruled_out: Iterable[int]) -> bool:
         # Earliest deadline first, draw by draw: an exact test for such interval matchings.
-        cards = sorted([*self.played, *((after, 1 << 30) for after in ruled_out)])
+        cards = sorted([*self.played, *((after, _NOW) for after in ruled_out)])
         waiting: list[int] = []
         next_card = 0
         for time in self.draws:
@@ -149,7 +151,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     if first["seat"] == opponent and first["card"] is not None:
         known_held[first["card"]] = _DEAL
         draws.pop()  # one dealt card was shown
-    stock = 36 - 2 * HAND_SIZE
+    stock = len(FRENCH_36) - 2 * HAND_SIZE  # durak.md §2.5: 24, the indicator included
     table: list[list[str | None]] = []
     took = False
     bout_limit = HAND_SIZE
@@ -230,7 +232,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     def last_ruled_out(code: str, until: int) -> int:
         return max((time for time, cards in rules_out if time < until and code in cards), default=_DEAL - 1)
 
-    held_known.extend((code, since, 1 << 30) for code, since in known_held.items())
+    held_known.extend((code, since, _NOW) for code, since in known_held.items())
     for code, since, until in held_known:
         if last_ruled_out(code, until) > since:
             return None  # a card it held for sure (shown, taken or drawn, until it played it) broke a rule
@@ -240,7 +242,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     if need < 0 or len(draws) != need + len(played):
         return None
     candidates = [code for code in unseen if code not in known_held]
-    ruled_out = [last_ruled_out(code, 1 << 30) for code in candidates]
+    ruled_out = [last_ruled_out(code, _NOW) for code in candidates]
     weights = [sum(time > after for time in draws) for after in ruled_out]
     reading = Reading(
         moves=sum(1 for time, cards in rules_out if time != _DEAL and cards),
