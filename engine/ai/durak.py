@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from engine.ai import durak_playout
 from engine.ai.costs import rank, trump_cost
-from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
+from engine.ai.durak_playout import keeps_trump
 from engine.ai.durak_reading import Reading, read_opponent
 from engine.ai.search import SearchHooks, solve_exactly
 from engine.ai.view import SeatView
@@ -68,7 +68,7 @@ def _rules_move(actions: Sequence[Action], trump: str, stock: int) -> Action:
             return by_type["take"][0]
         cheapest = _cheapest(defences, trump)
         code = cheapest["card"]
-        if code[-1] == trump and (stock > KEEP_TRUMPS or (stock > EARLY and rank(code) >= 12)):
+        if code[-1] == trump and keeps_trump(rank(code), stock):
             return by_type["take"][0]  # a trump is worth more than a few cards now
         return cheapest
 

@@ -34,8 +34,17 @@ EARLY = 6
 """While the stock holds more cards than this, `easy` takes rather than beat with a trump of rank Q or above."""
 KEEP_TRUMPS = 9
 """While the stock holds more cards than this, `easy` takes rather than beat with any trump."""
-QUEEN = 6
-"""A queen's `number % 9` (ranks 6..A count from 0)."""
+QUEEN = 12
+"""The rank of a queen (durak.md §2.2): from it up, `easy` keeps a trump while the stock holds more than `EARLY`."""
+
+
+def keeps_trump(rank: int, stock: int) -> bool:
+    """Whether `easy` takes rather than beat with its cheapest beating card, a trump of `rank` (6..14).
+
+    `stock` is the number of cards in the stock. The one statement of this rule for `easy` (engine/ai/durak.py),
+    `easy_move` and the reading of an opponent that plays `easy`'s way (engine/ai/durak_reading.py).
+    """
+    return stock > KEEP_TRUMPS or (stock > EARLY and rank >= QUEEN)
 
 _COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
 """`_COST[trump][card]`: `engine.ai.costs.trump_cost` by number."""
@@ -313,7 +322,7 @@ def easy_move(position: Position, moves: list[int], cost: tuple[int, ...]) -> in
         if len(moves) == 1:
             return TAKE
         card = min(moves[:-1], key=cost.__getitem__)
-        if card // 9 == trump and (stock > KEEP_TRUMPS or (stock > EARLY and card % 9 >= QUEEN)):
+        if card // 9 == trump and keeps_trump(6 + card % 9, stock):
             return TAKE  # a trump is worth more than a few cards now
         return card
     if moves[-1] != DONE:  # opening a bout: any card

@@ -1,9 +1,10 @@
 """What a Durak opponent's moves tell of its hidden hand, if it plays by `easy`'s rules (engine/ai/durak.py).
 
-`easy` is deterministic: it opens with its cheapest card, throws in its cheapest plain card of a rank on the table
-while it has one, beats with its cheapest card unless that is a trump it keeps, and takes otherwise. So each of
-its moves says which cards it did not hold then: opening with 9H it held nothing cheaper; ending a bout it held
-no plain card of a rank on the table; taking 8S it held no plain spade above 8. The deal says more, by the rules
+`easy` is deterministic: it opens with its cheapest card (of equal ones, the first in hand order), throws in its
+cheapest plain card of a rank on the table while it has one, beats with its cheapest card unless that is a trump it
+keeps, and takes otherwise. So each of its moves says which cards it did not hold then: opening with 9H it held
+nothing cheaper, nor 9S; ending a bout it held no plain card of a rank on the table; taking 8S it held no plain
+spade above 8. The deal says more, by the rules
 themselves: the first attacker held the lowest trump (durak.md §2.6).
 
 A card held at a move was dealt or drawn before it, so a card the opponent holds now may break a rule of an
@@ -25,7 +26,8 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.ai.durak_playout import EARLY, KEEP_TRUMPS
+from engine.ai.costs import trump_cost
+from engine.ai.durak_playout import keeps_trump
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games.durak import HAND_SIZE
@@ -33,7 +35,8 @@ from engine.protocol import JSON
 
 _DEAL = -1
 """The time of the deal: before the first move (moves are numbered by their place in the history)."""
-_QUEEN = 12
+_NOW = 1 << 30
+"""A time after every move: a card still in the opponent's hand is held until then."""
 SAMPLE_TRIES = 20
 """How many hands `Reading.sample_hand` draws before it gives up (the caller then draws one without the reading)."""
 
@@ -97,7 +100,7 @@ class Reading:
 
     def _fits(self, ruled_out: Iterable[int]) -> bool:
         # Earliest deadline first, draw by draw: an exact test for such interval matchings.
-        cards = sorted([*self.played, *((after, 1 << 30) for after in ruled_out)])
+        cards = sorted([*self.played, *((after, _NOW) for after in ruled_out)])
         waiting: list[int] = []
         next_card = 0
         for time in self.draws:
@@ -112,6 +115,11 @@ class Reading:
 
 _CARDS = {card.code: card for card in FRENCH_36}
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
+_ORDER = {code: index for index, code in enumerate(_CARDS)}
+"""A card's place in hand order (durak.md §2.2), which `FRENCH_36`'s order is."""
+_FIELDS = {"attacked": ("card",), "defended": ("card", "against"), "took": (), "bout_ended": (),
+           "drew": ("count",), "trump_card_drawn": ("card",)}
+"""The events `read_opponent` follows (durak.md §6.1), each with the fields it reads besides `seat`."""
 
 
 def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
@@ -120,8 +128,10 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     `view` is the seat's view (durak.md §6.4 `state` under `view["state"]`), `history` its events from the deal,
     `unseen` the cards the seat has not seen (the opponent's hidden hand is among them, the rest in the stock).
     None when the opponent broke `easy`'s rules in a move the seat saw, when a card it holds for sure broke one,
-    when no hidden hand fits its moves (`Reading.sample_hand` finds none), or when the history does not account
-    for the stock and the hands of the view (an incomplete history).
+    when no hidden hand fits its moves (`Reading.sample_hand` finds none), when the history does not account
+    for the stock and the hands of the view (an incomplete history), or when it holds an event the rules do not
+    write (a crafted one: a field missing, or not a seat, a card code or a count): no list of event objects
+    makes it raise.
     """
     state = view["state"]
     me = view["you"]
@@ -135,45 +145,46 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
         rules_out.append((_DEAL, frozenset(code for code, card in _CARDS.items()
                                            if card.suit == lowest.suit and card.rank < lowest.rank)))
     known_held: dict[str, int] = {}
+    held_known: list[tuple[str, int, int]] = []  # (code, since, until): a known card it held, then played
     played: list[tuple[str, int]] = []
     draws: list[int] = [_DEAL] * HAND_SIZE
     if first["seat"] == opponent and first["card"] is not None:
         known_held[first["card"]] = _DEAL
         draws.pop()  # one dealt card was shown
-    stock = 36 - 2 * HAND_SIZE
+    stock = len(FRENCH_36) - 2 * HAND_SIZE  # durak.md §2.5: 24, the indicator included
     table: list[list[str | None]] = []
     took = False
     bout_limit = HAND_SIZE
     sizes = [HAND_SIZE, HAND_SIZE]
     for time, event in enumerate(history):
         kind = event.get("type")
-        seat = event.get("seat")
+        if kind not in _FIELDS:
+            continue  # not a move or a draw
+        if not _well_formed(event, _FIELDS[kind]):
+            return None  # not a history the rules wrote (a crafted one)
+        seat = event["seat"]
         mine = seat == opponent and stock > 0
         if kind == "attacked":
             code = event["card"]
-            cost = _cost(code, trump)
             if not table:
                 bout_limit = min(HAND_SIZE, sizes[1 - seat])
                 if mine:
-                    rules_out.append((time, frozenset(c for c in _CARDS if _cost(c, trump) < cost)))
+                    rules_out.append((time, frozenset(c for c in _CARDS if _cheaper(c, code, trump))))
             elif mine:
                 if code[-1] == trump:
                     return None  # `easy` throws in no trump while the stock holds cards
                 ranks = _ranks(table)
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items() if c[-1] != trump
-                                                  and card.rank in ranks and _cost(c, trump) < cost)))
+                                                  and card.rank in ranks and _cheaper(c, code, trump))))
             table.append([code, None])
         elif kind == "defended":
             code = event["card"]
             if mine:
-                if code[-1] == trump and not _spends(_CARDS[code], stock):
+                if code[-1] == trump and keeps_trump(_CARDS[code].rank, stock):
                     return None  # `easy` takes rather than spend this trump now
-                against = _CARDS.get(event.get("against", ""))
-                if against is None:
-                    return None  # not a history the rules wrote
-                cost = _cost(code, trump)
+                against = _CARDS[event["against"]]
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items()
-                                                  if _cost(c, trump) < cost and _beats(card, against, trump))))
+                                                  if _cheaper(c, code, trump) and _beats(card, against, trump))))
             for row in table:
                 if row[0] == event["against"]:
                     row[1] = code
@@ -185,7 +196,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                     return None  # not a history the rules wrote: nothing to take
                 against = _CARDS[open_row]
                 rules_out.append((time, frozenset(c for c, card in _CARDS.items() if _beats(card, against, trump)
-                                                  and (c[-1] != trump or _spends(card, stock)))))
+                                                  and (c[-1] != trump or not keeps_trump(card.rank, stock)))))
         elif kind == "bout_ended":
             if mine and len(table) < bout_limit:
                 ranks = _ranks(table)
@@ -205,6 +216,8 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
             if seat == opponent:
                 draws.extend([time] * event["count"])
         elif kind == "trump_card_drawn" and seat == opponent:
+            if not draws:
+                return None  # not a history the rules wrote: the indicator comes in a draw
             draws.pop()  # the indicator was the draw's last card, and public (durak.md §6.1)
             known_held[event["card"]] = time
         if kind in ("attacked", "defended"):
@@ -212,23 +225,24 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
             if seat == opponent:
                 code = event["card"]
                 if code in known_held:
-                    del known_held[code]
+                    held_known.append((code, known_held.pop(code), time))
                 else:
                     played.append((code, time))
 
     def last_ruled_out(code: str, until: int) -> int:
         return max((time for time, cards in rules_out if time < until and code in cards), default=_DEAL - 1)
 
-    for code, since in known_held.items():
-        if last_ruled_out(code, 1 << 30) > since:
-            return None  # a card it held for sure, seen taken or drawn, broke a rule
+    held_known.extend((code, since, _NOW) for code, since in known_held.items())
+    for code, since, until in held_known:
+        if last_ruled_out(code, until) > since:
+            return None  # a card it held for sure (shown, taken or drawn, until it played it) broke a rule
     if stock != state["stock_size"] or sizes != state["hand_sizes"]:
         return None  # the history does not account for the view: an incomplete one
     need = state["hand_sizes"][opponent] - len(known_held)
     if need < 0 or len(draws) != need + len(played):
         return None
     candidates = [code for code in unseen if code not in known_held]
-    ruled_out = [last_ruled_out(code, 1 << 30) for code in candidates]
+    ruled_out = [last_ruled_out(code, _NOW) for code in candidates]
     weights = [sum(time > after for time in draws) for after in ruled_out]
     reading = Reading(
         moves=sum(1 for time, cards in rules_out if time != _DEAL and cards),
@@ -242,9 +256,28 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     return reading if reading.sample_hand(random.Random(0)) is not None else None
 
 
-def _cost(code: str, trump: str) -> int:
-    card = _CARDS[code]
-    return card.rank + (100 if card.suit.letter == trump else 0)
+def _well_formed(event: JSON, fields: tuple[str, ...]) -> bool:
+    """Whether `event` has a seat 0 or 1 and each of `fields` as the rules write it: a card code, a count >= 0."""
+    seat = event.get("seat")
+    if type(seat) is not int or seat not in (0, 1):
+        return False
+    for field in fields:
+        value = event.get(field)
+        if field == "count":
+            if type(value) is not int or value < 0:
+                return False
+        elif not isinstance(value, str) or value not in _CARDS:
+            return False
+    return True
+
+
+def _cheaper(code: str, than: str, trump: str) -> bool:
+    """Whether `easy` plays `code` rather than `than` (engine/ai/durak.py `_cheapest`), both being legal.
+
+    `code` costs less (`trump_cost`), or as much and comes first in hand order (durak.md §2.2): equal costs are
+    plain cards of one rank, and `_cheapest` keeps the first.
+    """
+    return (trump_cost(code, trump), _ORDER[code]) < (trump_cost(than, trump), _ORDER[than])
 
 
 def _beats(card: Card, against: Card, trump: str) -> bool:
@@ -254,7 +287,3 @@ def _beats(card: Card, against: Card, trump: str) -> bool:
 def _ranks(table: list[list[str | None]]) -> set[int]:
     return {_CARDS[code].rank for row in table for code in row if code is not None}
 
-
-def _spends(card: Card, stock: int) -> bool:
-    """Whether `easy` would beat with trump `card` with `stock` cards in the stock (engine/ai/durak.py `easy`)."""
-    return not (stock > KEEP_TRUMPS or (stock > EARLY and card.rank >= _QUEEN))

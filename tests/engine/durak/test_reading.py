@@ -5,17 +5,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import choose_action, history_entry, random_action, seat_view
+from engine.ai import choose_action, history_entry, seat_view
 from engine.ai import durak as durak_ai
 from engine.ai.durak_reading import Reading, read_opponent
 from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.protocol import capabilities
-from tests.decks import cards
+from tests.decks import cards, stacked_deck
 
 # Hearts are trumps. Seat 0 holds spades and JC; seat 1, `easy`, holds 9C 10C JD QD JH AH; QS and KS are drawn first.
 HANDS = ("6S 7S 8S 9S 10S JC", "9C 10C JD QD JH AH")
@@ -110,28 +111,93 @@ def test_too_few_telling_moves_are_not_trusted() -> None:
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1))
-def test_easy_is_always_read_and_its_hand_always_fits(seed: int) -> None:
-    """Whatever the deal, at every move of a `random` seat against `easy`, the reading of `easy` exists and allows
-    the hand `easy` really holds (the cards the random seat has not seen)."""
+@given(seed=st.integers(0, 2**31 - 1), both_easy=st.booleans())
+def test_easy_is_always_read_and_its_hand_always_fits(seed: int, both_easy: bool) -> None:
+    """Whatever the deal (`new_game`'s, with its first attacker), at every move, the reading of an `easy` seat by
+    its opponent, a `random` seat or another `easy`, exists and allows the hand `easy` really holds (the cards the
+    reading seat has not seen)."""
     rng = random.Random(seed)
     state = capabilities(durak).with_ai_seats(durak.new_game(2, durak.parse_options({}), seed=seed), range(2))
-    easy_seat = seed % 2
+    levels = ("easy", "easy") if both_easy else (("easy", "random") if seed % 2 else ("random", "easy"))
     histories: list[list[Any]] = [[], []]
     version = 1
     while durak.result(state) is None:
+        for viewer in (0, 1):
+            if levels[1 - viewer] == "easy":
+                view = seat_view("durak", state, viewer, histories[viewer])
+                _, known, unseen = durak_ai._unseen(view, histories[viewer])
+                read = read_opponent(view, histories[viewer], unseen)
+                assert read is not None
+                assert read.fits(card.code for card in state.hands[1 - viewer] if card.code not in known)
         (seat,) = durak.to_act(state)
-        view = seat_view("durak", state, seat, histories[seat])
-        if seat == easy_seat:
-            action = choose_action(view, "easy", rng)
-        else:
-            _, known, unseen = durak_ai._unseen(view, histories[seat])
-            read = read_opponent(view, histories[seat], unseen)
-            assert read is not None
-            assert read.fits(card.code for card in state.hands[easy_seat] if card.code not in known)
-            action = random_action(view, rng)
+        action = choose_action(seat_view("durak", state, seat, histories[seat]), levels[seat], rng)
         assert action is not None
         state, events = durak.apply(state, seat, action)
         version += 1
         for viewer in (0, 1):
             histories[viewer].extend(history_entry(version, event, viewer) for event in events)
+
+
+def test_a_rule_broken_by_a_shown_card_it_later_played_is_seen() -> None:
+    """Seat 1 attacks first with its lowest trump 7D shown (durak.md §2.6) but opens with 9D, where `easy` opens
+    with 7D; it takes nothing back and plays 7D in bout 2. It held 7D all along, so the opening broke `easy`'s rule
+    even though 7D is no longer in its hand: it is not read."""
+    # seat 0 is dealt 6S..JS, seat 1 the trumps 7D 9D 10D JD QD KD; the indicator is 6D
+    deck = cards(" ".join(stacked_deck("durak", "6S 7D 7S 9D 8S 10D 9S JD 10S QD JS KD 6D")))
+    state = durak.new_game(2, durak.parse_options({}), deck, seed=0)
+    assert (state.first_attack_seat, state.first_attack_card) == (1, cards("7D")[0])
+    history: list[dict[str, Any]] = []
+    for version, (seat, action) in enumerate([
+        (1, {"type": "attack", "card": "9D"}),
+        (0, {"type": "take"}),
+        (1, {"type": "done"}),
+        (1, {"type": "attack", "card": "7D"}),
+    ], start=2):
+        state, events = durak.apply(state, seat, action)
+        history.extend(history_entry(version, event, 0) for event in events)
+    view = seat_view("durak", state, 0, history)
+    assert read_opponent(view, history, durak_ai._unseen(view, history)[2]) is None
+
+
+
+@pytest.mark.parametrize(("kind", "field", "value"), [
+    ("defended", "against", None),  # dropped, as tests/engine/durak/test_endgame.py writes defences
+    ("attacked", "card", "5H"),
+    ("drew", "count", None),
+    ("drew", "count", "2"),
+    ("took", "seat", None),
+    ("bout_ended", "seat", 1.0),
+])
+def test_a_crafted_history_is_not_read(kind: str, field: str, value: Any) -> None:
+    """An event the rules do not write (a field dropped, or not a seat, a card code or a count) leaves no reading,
+    where it raised KeyError, TypeError or IndexError; in a move of the seat's own too (its defence, its take)."""
+    state, history = play(EASY_BOUT)
+    view = seat_view("durak", state, 0, history)
+    unseen = durak_ai._unseen(view, history)[2]
+    assert read_opponent(view, history, unseen) is not None
+    for index in [index for index, event in enumerate(history) if event["type"] == kind]:
+        crafted = [dict(event) for event in history]
+        if value is None:
+            del crafted[index][field]
+        else:
+            crafted[index][field] = value
+        assert read_opponent(view, crafted, unseen) is None
+
+
+def test_a_tie_in_cost_rules_out_the_cards_first_in_hand_order() -> None:
+    """Of equal-cost cards `easy` plays the first in hand order (S H D C, durak.md §2.2): opening with 7D it held
+    no 7S (nor a 6), though it may hold 7C, which comes after 7D."""
+    hands = ("6S 8S 9S 10S JS JC", "7D 9C 10C QD JH AH")
+    stock = [card for card in cards(" ".join(stacked_deck("durak", " ".join(hands)))) if card.code != "6H"][12:]
+    state = durak.position(Suit.HEARTS, [*stock, *cards("6H")], (cards(hands[0]), cards(hands[1])), 1)
+    opening = {"type": "attack", "card": "7D"}
+    assert choose_action(seat_view("durak", state, 1), "easy", random.Random(0)) == opening
+    state, events = durak.apply(state, 1, opening)
+    history = [history_entry(2, event, 0) for event in events]
+    view = seat_view("durak", state, 0, history)
+    read = read_opponent(view, history, durak_ai._unseen(view, history)[2])
+    assert read is not None and read.moves == 1
+    weights = dict(zip(read.candidates, read.weights, strict=True))
+    assert [weights[code] for code in ("6D", "6C", "7S", "7C", "8H")] == [0, 0, 0, 6, 6]
+    assert not read.fits(["7S", "9C", "10C", "QD", "JH"])
+    assert read.fits(["7C", "9C", "10C", "QD", "JH"])
