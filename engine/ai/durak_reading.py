@@ -46,7 +46,8 @@ class Reading:
     """What the history says of the opponent's hidden cards, if it plays `easy`'s way (module docstring).
 
     Attributes:
-        moves: how many of the opponent's moves ruled cards out (while the stock held cards).
+        moves: how many of the opponent's moves (while the stock held cards) ruled out a card the seat has not
+            seen or saw only when the opponent played it later.
         need: how many of the opponent's cards the seat has not seen (its hidden hand).
         candidates: the cards that may be among them, with `weights` (how many of its draws each could have come
             in), in the same order.
@@ -244,8 +245,10 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     candidates = [code for code in unseen if code not in known_held]
     ruled_out = [last_ruled_out(code, _NOW) for code in candidates]
     weights = [sum(time > after for time in draws) for after in ruled_out]
+    hidden = set(candidates) | {code for code, _ in played}
     reading = Reading(
-        moves=sum(1 for time, cards in rules_out if time != _DEAL and cards),
+        # A move tells only if it ruled out a card whose place the seat does not know (the rest it could see)
+        moves=sum(1 for time, cards in rules_out if time != _DEAL and not hidden.isdisjoint(cards)),
         need=need,
         candidates=tuple(candidates),
         weights=tuple(weights),

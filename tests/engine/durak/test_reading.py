@@ -23,9 +23,10 @@ HANDS = ("6S 7S 8S 9S 10S JC", "9C 10C JD QD JH AH")
 STOCK = "QS KS AS JS 6D 7D 8D 9D 10D KD AD 6C 7C 8C QC KC AC 7H 8H 9H 10H QH KH 6H"
 
 
-def play(moves: list[tuple[int, dict[str, Any]]]) -> tuple[DurakState, list[dict[str, Any]]]:
-    """The deal above, seat 1 attacking, then `moves`; returns the state and seat 0's history."""
-    state = durak.position(Suit.HEARTS, cards(STOCK), (cards(HANDS[0]), cards(HANDS[1])), 1)
+def play(moves: list[tuple[int, dict[str, Any]]], hands: tuple[str, str] = HANDS,
+         stock: str = STOCK) -> tuple[DurakState, list[dict[str, Any]]]:
+    """The deal above (or `hands` and `stock`), seat 1 attacking, then `moves`; the state and seat 0's history."""
+    state = durak.position(Suit.HEARTS, cards(stock), (cards(hands[0]), cards(hands[1])), 1)
     history: list[dict[str, Any]] = []
     for version, (seat, action) in enumerate(moves, start=2):
         state, events = durak.apply(state, seat, action)
@@ -46,6 +47,23 @@ def reading(moves: list[tuple[int, dict[str, Any]]]) -> tuple[DurakState, Readin
     state, history = play(moves)
     view = seat_view("durak", state, 0, history)
     return state, read_opponent(view, history, durak_ai._unseen(view, history)[2])
+
+
+def test_a_move_that_rules_out_only_cards_the_seat_holds_tells_nothing() -> None:
+    """Opening with 6D, `easy` held no 6S (first in hand order at the same cost), but seat 0 holds 6S: that move
+    tells nothing. Ending the bout after the take, it held no plain 6, 6C among them, unseen: one telling move."""
+    hands = ("6S 7S 8S 9S 10S JC", "6D 10C JD QD JH AH")
+    stock = STOCK.replace("6D", "9C")
+    moves = [(1, {"type": "attack", "card": "6D"}), (0, {"type": "take"}), (1, {"type": "done"})]
+    state = durak.position(Suit.HEARTS, cards(stock), (cards(hands[0]), cards(hands[1])), 1)
+    for seat, action in moves:  # `easy`'s own moves
+        if seat == 1:
+            assert choose_action(seat_view("durak", state, 1), "easy", random.Random(0)) == action
+        state, _ = durak.apply(state, seat, action)
+    state, history = play(moves, hands, stock)
+    view = seat_view("durak", state, 0, history)
+    read = read_opponent(view, history, durak_ai._unseen(view, history)[2])
+    assert read is not None and read.moves == 1
 
 
 def test_the_deal_is_easys_own_play() -> None:
