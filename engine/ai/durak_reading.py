@@ -4,8 +4,8 @@
 cheapest plain card of a rank on the table while it has one, beats with its cheapest card unless that is a trump it
 keeps, and takes otherwise. So each of its moves says which cards it did not hold then: opening with 9H it held
 nothing cheaper, nor 9S; ending a bout it held no plain card of a rank on the table; taking 8S it held no plain
-spade above 8. The deal says more, by the rules
-themselves: the first attacker held the lowest trump (durak.md §2.6).
+spade above 8. The deal says more, by the rules themselves: the first attacker held the lowest trump (durak.md
+§2.6).
 
 A card held at a move was dealt or drawn before it, so a card the opponent holds now may break a rule of an
 earlier move only if it was drawn after that move. `read_opponent` works out, for every card the seat has not
