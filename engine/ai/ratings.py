@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
-    # Tadmur 2026-12-02, 261 games with the others (12 per pairing); Durak and Svoi Koziri 2026-12-03, 100 games
-    # each (10 per pairing), Durak with its mixed playout, Svoi Koziri with the opponent its tree trusts: wide
-    # intervals, see docs/benchmarks.md
-    "durak": {"random": (1000, 1000, 1000), "easy": (1489, 1419, 1585), "medium": (1594, 1509, 1683),
-              "hard": (1794, 1700, 1944)},
+    # Tadmur 2026-12-02, 261 games with the others (12 per pairing); Svoi Koziri 2026-12-03, 100 games (10 per
+    # pairing) with the opponent its tree trusts; Durak 2026-12-03, 600 games (60 per pairing) with the reading of
+    # an opponent that plays `easy`'s way: see docs/benchmarks.md
+    "durak": {"random": (1000, 1000, 1000), "easy": (1800, 1700, 1906), "medium": (1833, 1733, 1947),
+              "hard": (2036, 1922, 2173)},
     "svoi_koziri": {"random": (1000, 1000, 1000), "easy": (1115, 954, 1251), "medium": (1503, 1388, 1643),
                     "hard": (1609, 1492, 1767)},
     "tadmur": {"random": (1000, 1000, 1000), "easy": (943, 816, 1050), "medium": (1156, 1033, 1265),
