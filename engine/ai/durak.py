@@ -126,9 +126,9 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
     """A full Durak state consistent with what `view["you"]` knows (its hand, the table, sizes, the history).
 
     The opponent holds the cards the seat saw it pick up (`known_cards`) plus unseen cards drawn uniformly (or,
-    from an opponent read as `easy`, among the hands its moves leave: `prepare_sampler`); the
-    stock is the rest, with the public indicator last. If the history is incomplete, unexplained unseen cards go
-    to the discard pile so that every size in the view still holds.
+    from an opponent read as `easy`, among the hands its moves leave: `prepare_sampler`); the stock is the rest,
+    with the public indicator last. If the history is incomplete, unexplained unseen cards go to the discard pile
+    so that every size in the view still holds.
     """
     return prepare_sampler(view, history)(rng)
 
@@ -150,7 +150,8 @@ def _unseen(view: SeatView, history: Sequence[JSON]) -> tuple[set[str], set[str]
 
 
 TRUSTED_AFTER = 3
-"""Moves of the opponent that must each have ruled cards out, `easy`'s way, before the search reads it as `easy`."""
+"""Moves of the opponent that must each have ruled out, `easy`'s way, a card whose place the seat does not know,
+before the search reads it as `easy` (`durak_reading.Reading.moves`)."""
 
 
 def trusted_reading(view: SeatView, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
@@ -158,8 +159,7 @@ def trusted_reading(view: SeatView, history: Sequence[JSON], unseen: Sequence[st
 
     None, so that the search guesses uniformly and weighs every move of the opponent, unless every move of it the
     seat saw was one `easy` could make and at least `TRUSTED_AFTER` of them ruled cards out; None too once the
-    stock is empty (the seat then knows every card). `unseen` are the
-    cards the seat has not seen (`_unseen`).
+    stock is empty (the seat then knows every card). `unseen` are the cards the seat has not seen (`_unseen`).
     """
     if view["state"]["stock_size"] == 0:
         return None  # every card is known: nothing to read

@@ -46,6 +46,7 @@ def keeps_trump(rank: int, stock: int) -> bool:
     """
     return stock > KEEP_TRUMPS or (stock > EARLY and rank >= QUEEN)
 
+
 _COST = [tuple(trump_cost(card.code, trump.letter) for card in FRENCH_36) for trump in FRENCH_SUITS]
 """`_COST[trump][card]`: `engine.ai.costs.trump_cost` by number."""
 _BEATS = [[tuple(beats(card, attack, trump) for card in FRENCH_36) for attack in FRENCH_36] for trump in FRENCH_SUITS]
