@@ -53,6 +53,17 @@ class Served:
     log: Path
 
 
+KEPT_LOGS: list[Path] = []
+"""Server logs kept because a test failed, named in the summary (a line printed at the fixture's teardown is
+captured as the last test's output and lost when that test passed)."""
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say where each kept server log is."""
+    for log in KEPT_LOGS:
+        terminalreporter.write_line(f"tests/browser: a test failed; the server's log is kept at {log}")
+
+
 @pytest.fixture(scope="session")
 def server(request: pytest.FixtureRequest) -> Iterator[Served]:
     """`cardroom serve` without `REDIS_URL` on a free port, its data in a temporary folder; Ctrl-C'd afterwards.
@@ -83,8 +94,7 @@ def server(request: pytest.FixtureRequest) -> Iterator[Served]:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         if request.session.testsfailed:
-            reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-            reporter.write_line(f"tests/browser: a test failed; the server's log is kept at {served.log}")
+            KEPT_LOGS.append(served.log)
         else:
             shutil.rmtree(data, ignore_errors=True)
 
