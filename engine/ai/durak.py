@@ -22,7 +22,6 @@ EASY_SOLVE_MOVES = 1_500
 for the last eight or so cards; a bigger endgame it plays by its rules."""
 FULL_DECK = FRENCH_36
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
-_CARDS = {card.code: card for card in FULL_DECK}
 
 
 def easy(view: SeatView, rng: random.Random) -> Action:
@@ -199,7 +198,7 @@ def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random
     discard, known, unseen_codes = _unseen(view, history)
     opponent_size = state["hand_sizes"][opponent]
     known_hand = [durak.parse_card(code) for code in sorted(known)[:opponent_size]]
-    unseen = [_CARDS[code] for code in unseen_codes]
+    unseen = [durak.parse_card(code) for code in unseen_codes]
     need = opponent_size - len(known_hand)
     reading = trusted_reading(view, history, unseen_codes)
     indicator = state["trump_card"]
@@ -239,7 +238,7 @@ def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random
         else:  # the read hand first, then the rest of the unseen cards shuffled
             rest = [card for card in unseen if card.code not in read]
             rng.shuffle(rest)
-            pool = [_CARDS[code] for code in read] + rest
+            pool = [card for card in unseen if card.code in read] + rest
         hands: list[tuple[Card, ...]] = [(), ()]
         hands[me] = my_hand
         hands[opponent] = durak.hand_order(known_hand + pool[:need])

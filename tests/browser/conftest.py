@@ -69,7 +69,8 @@ def server(request: pytest.FixtureRequest) -> Iterator[Served]:
     """`cardroom serve` without `REDIS_URL` on a free port, its data in a temporary folder; Ctrl-C'd afterwards.
 
     The folder is removed unless a test failed: then its `serve.log` (the server's, the worker's and Redis's
-    output) stays, and its path is printed, to tell whether the server, the AI's worker or the page stalled.
+    output) stays, and pytest's terminal summary names it, to tell whether the server, the AI's worker or the page
+    stalled.
     """
     data = Path(tempfile.mkdtemp(prefix="cardroom-browser-"))
     port = free_port()
