@@ -196,6 +196,11 @@ class SearchHooks(Generic[StateT]):
             returns what that returns with the game's transposition key, moves spent included, and a differential
             test in the game's tests holds it to that. Default: `solve` over the public rules, each state its key.
         solve_share: the share of a level's moves a solve may spend (the rest goes to the search if it fails).
+        rule_move: `state -> (seat, action) | None`, a move the tree makes by rule below the root instead of
+            branching (Talmut: what the turn seat does with the card it drew). A tree node is shared by every
+            sample: where the mover's choice turns on a card only it sees, branching makes one choice for every
+            card the samples guessed, and where several moves are alike, the best of their noisy means overrates
+            them. None, or an answer of None: branch as usual.
     """
 
     game: Game[StateT, Any]
@@ -213,6 +218,7 @@ class SearchHooks(Generic[StateT]):
     exact_state: Callable[[SeatView, Sequence[JSON]], StateT | None] | None = None
     solve: Callable[[StateT, Seat, list[Action], int], Solution] | None = None
     solve_share: float = 0.5
+    rule_move: Callable[[StateT], Move | None] | None = None
 
     def sampler(self, view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], StateT]:
         """The sampler of one search: `prepare_sampler`'s, or `sample_state` per sample."""
@@ -377,6 +383,8 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
         if node is search.root:
             moves = [(search.me, action) for action in game.legal_actions(state, search.me)
                      if _key(action) in search.root_keys]
+        elif search.hooks.rule_move is not None and (ruled := search.hooks.rule_move(state)) is not None:
+            moves = [ruled]
         else:
             to_act = game.to_act(state)
             expected = None

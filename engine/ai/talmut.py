@@ -355,9 +355,28 @@ def root_actions(view: SeatView) -> list[Action]:
             and (a["type"] != "call" or may_call)]
 
 
+def rule_move(state: talmut_game.TalmutState) -> tuple[int, Action] | None:
+    """Below the search's root, what the turn seat does with the card it drew; None in other phases (the tree branches).
+
+    The move is the playout policy's swap for the seat's worst card, or discard (`talmut_playout.policy`,
+    talmut.md §3.3), chosen knowing the card.
+
+    A tree node is shared by every sample, and the tree chose there badly twice over. After a draw from the stock
+    each sample drew another card, so one choice served them all, as if the seat swapped or discarded before
+    looking. After a draw from the discard pile, the swaps into positions the seat does not know are alike, and
+    the best of several equal noisy means looks better than each of them is: a rey taken from the discard pile
+    and swapped in blind scored above discarding it again, and as well as a draw from the stock
+    (docs/benchmarks.md). The search still weighs every swap at its root, where the card is the real one.
+    """
+    if state.phase is not Phase.DECIDE:
+        return None
+    seat, move = talmut_playout.policy(talmut_playout.Position(state))
+    return seat, talmut_playout.action(move)
+
+
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
     talmut_game, sample_state, root_actions=root_actions, playout=talmut_playout.playout, evaluate=evaluate,
-    rollout_limit=ROLLOUT_LIMIT, before_search=search_first,
+    rollout_limit=ROLLOUT_LIMIT, before_search=search_first, rule_move=rule_move,
 )
 """Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
 with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and the

@@ -316,7 +316,9 @@ def test_the_search_makes_the_recorded_choices() -> None:
     them a different move). Svoi Koziri's playouts then let the opponent lay its cards the way it has laid them so
     far (engine/ai/svoi_koziri.py `prepare_playout`): its three views whose choice that changed were recorded anew.
     Talmut's search then weighed `call` only where `easy` calls (engine/ai/talmut.py `root_actions`): its three
-    views that list a call were recorded anew (one of them a different move).
+    views that list a call were recorded anew (one of them a different move). Talmut's tree then played the card
+    just drawn by the playout policy below the root (engine/ai/talmut.py `rule_move`): its five views whose visits
+    that changed were recorded anew (two of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24
@@ -400,3 +402,34 @@ def test_the_tree_weighs_only_the_move_it_expects_of_an_opponent_it_trusts() -> 
         theirs = [(action, expected_action) for seat, action, expected_action in applied if seat != view["you"]]
         assert len(theirs) > 50
         assert all(action == expected_action for action, expected_action in theirs) is trusted
+
+
+def test_below_the_root_the_tree_makes_the_games_rule_move_instead_of_branching() -> None:
+    """With a `rule_move` hook (Talmut's: the playout policy's swap or discard of the card just drawn) every move
+    the tree applies in phase `decide` below the root is the rule's; without it the tree tries other swaps too.
+    The root, in phase `draw` here, still weighs both draws."""
+    hooks = SEARCH_HOOKS["talmut"]
+    game = hooks.game
+    _, view = views_for("talmut", 3, 0, 0)
+    assert view["state"]["phase"] == "draw" and len(hooks.root_actions(view)) > 1
+    applied: list[tuple[Any, Any]] = []
+
+    class Recording:
+        """The game's rules, recording each move applied in phase `decide` with the rule's move there."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(game, name)
+
+        def apply(self, state: Any, seat: int, action: Any) -> Any:
+            if state.phase == talmut.Phase.DECIDE:
+                applied.append(((seat, action), hooks.rule_move(state)))  # type: ignore[misc]
+            return game.apply(state, seat, action)
+
+    for ruled in (True, False):
+        applied.clear()
+        recording = dataclasses.replace(hooks, game=Recording(), rule_move=hooks.rule_move if ruled else None)
+        stats = SearchStats()
+        ismcts(recording, view, random.Random(0), Budget(iterations=200, seconds=600), stats)
+        assert len(stats.visits) == 2
+        assert len(applied) > 100
+        assert all(move == rule for move, rule in applied) is ruled

@@ -125,3 +125,15 @@ def test_search_levels_call_only_as_easy_calls() -> None:
     known = tuple(talmut.Slot(slot.card, (0,)) for slot in state.layouts[0])
     view = seat_view("talmut", replace(state, layouts=(known, *state.layouts[1:])), 0)
     assert {"type": "call"} in talmut_ai.root_actions(view)
+
+
+
+def test_below_the_root_the_search_plays_the_drawn_card_by_the_playout_policy() -> None:
+    """talmut.md §3.3: E1's seat 0 knows none of its cards (each counts the deck's mean, 6.1). The 10O drawn from
+    the stock is discarded; the 3C taken from the discard pile replaces the last of its equal worst cards. The
+    tree branches in the other phases (a draw, a power)."""
+    drawn = play(deal(E1), "s0 draw stock")
+    assert talmut_ai.rule_move(drawn) == (0, {"type": "discard"})
+    assert talmut_ai.rule_move(play(deal(E1), "s0 draw discard")) == (0, {"type": "swap", "position": 3})
+    assert talmut_ai.rule_move(deal(E1)) is None
+    assert talmut_ai.rule_move(play(drawn, "s0 discard")) is None  # the sota's power
