@@ -8,6 +8,8 @@ this module imports redis-py at its top (its classes subclass redis-py's), which
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import redis
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool, SentinelManagedConnection
 
@@ -30,9 +32,10 @@ def sentinel_client(url: str, **settings: object):  # noqa: ANN201 - redis.Redis
         """Sentinel's pool with `BlockingConnectionPool`'s bound: beyond it, a request waits for a connection."""
 
     _, service, database, password = sentinel_url_parts(url)
+    # Any: the settings are the connection's keywords, which redis-py 8 types apart from master_for's own
+    options: dict[str, Any] = {**settings, "password": password or settings.get("password"), "db": database}
     return sentinels(url, settings).master_for(
-        service, connection_pool_class=BlockingSentinelConnectionPool, connection_class=PrimaryConnection,
-        **{**settings, "password": password or settings.get("password"), "db": database},
+        service, connection_pool_class=BlockingSentinelConnectionPool, connection_class=PrimaryConnection, **options,
     )
 
 
@@ -82,7 +85,8 @@ class NewestEpochSentinel(Sentinel):
         states, errors = [], []
         for sentinel in self.sentinels:
             try:
-                state = sentinel.sentinel_masters().get(service_name)
+                # a dict by name over RESP2, which these clients speak (redis-py 8 also types RESP3's list)
+                state = cast(dict[str, dict[str, Any]], sentinel.sentinel_masters()).get(service_name)
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 errors.append(f"{sentinel} - {error!r}")
                 continue
