@@ -200,7 +200,9 @@ class SearchHooks(Generic[StateT]):
             branching (Talmut: what the turn seat does with the card it drew). A tree node is shared by every
             sample: where the mover's choice turns on a card only it sees, branching makes one choice for every
             card the samples guessed, and where several moves are alike, the best of their noisy means overrates
-            them. None, or an answer of None: branch as usual.
+            them. None, or an answer of None: branch as usual. The answer stands for the whole node: other seats'
+            moves there (Talmut: a standing caller's `withdraw`, which no search level plays) are not offered, and
+            `prepare_opponent` is not asked.
     """
 
     game: Game[StateT, Any]
@@ -371,6 +373,8 @@ def _select_and_expand(search: _Search[StateT], start: StateT, rng: random.Rando
 ]:
     """Walk down from the root by UCB over the edges available in this sample until an untried edge, and add it.
 
+    The root offers every root action; below it a node offers the game's `rule_move` if it answers one, else the
+    opponent's expected move (`prepare_opponent`) where the searching seat is not to act, else every move.
     Returns the state reached, the edges walked and, if the walk stopped where the game (or `evaluate`) ends,
     the rewards; otherwise None, and a playout goes on from the state.
     """

@@ -355,7 +355,7 @@ def root_actions(view: SeatView) -> list[Action]:
             and (a["type"] != "call" or may_call)]
 
 
-def rule_move(state: talmut_game.TalmutState) -> tuple[int, Action] | None:
+def drawn_card_move(state: talmut_game.TalmutState) -> tuple[int, Action] | None:
     """Below the search's root, what the turn seat does with the card it drew; None in other phases (the tree branches).
 
     The move is the playout policy's swap for the seat's worst card, or discard (`talmut_playout.policy`,
@@ -376,7 +376,7 @@ def rule_move(state: talmut_game.TalmutState) -> tuple[int, Action] | None:
 
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
     talmut_game, sample_state, root_actions=root_actions, playout=talmut_playout.playout, evaluate=evaluate,
-    rollout_limit=ROLLOUT_LIMIT, before_search=search_first, rule_move=rule_move,
+    rollout_limit=ROLLOUT_LIMIT, before_search=search_first, rule_move=drawn_card_move,
 )
 """Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
 with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and the

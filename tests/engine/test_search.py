@@ -317,7 +317,7 @@ def test_the_search_makes_the_recorded_choices() -> None:
     far (engine/ai/svoi_koziri.py `prepare_playout`): its three views whose choice that changed were recorded anew.
     Talmut's search then weighed `call` only where `easy` calls (engine/ai/talmut.py `root_actions`): its three
     views that list a call were recorded anew (one of them a different move). Talmut's tree then played the card
-    just drawn by the playout policy below the root (engine/ai/talmut.py `rule_move`): its five views whose visits
+    just drawn by the playout policy below the root (engine/ai/talmut.py `drawn_card_move`): its five views whose visits
     that changed were recorded anew (two of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from engine.ai import DETERMINIZERS, choose_action, seat_view, talmut_playout
 from engine.ai import talmut as talmut_ai
+from engine.ai.search import Budget, SearchStats, ismcts
 from engine.games import talmut
 from tests.engine.talmut.notation import E1, E2, deal, play
 
@@ -127,13 +128,23 @@ def test_search_levels_call_only_as_easy_calls() -> None:
     assert {"type": "call"} in talmut_ai.root_actions(view)
 
 
-
 def test_below_the_root_the_search_plays_the_drawn_card_by_the_playout_policy() -> None:
     """talmut.md §3.3: E1's seat 0 knows none of its cards (each counts the deck's mean, 6.1). The 10O drawn from
     the stock is discarded; the 3C taken from the discard pile replaces the last of its equal worst cards. The
     tree branches in the other phases (a draw, a power)."""
     drawn = play(deal(E1), "s0 draw stock")
-    assert talmut_ai.rule_move(drawn) == (0, {"type": "discard"})
-    assert talmut_ai.rule_move(play(deal(E1), "s0 draw discard")) == (0, {"type": "swap", "position": 3})
-    assert talmut_ai.rule_move(deal(E1)) is None
-    assert talmut_ai.rule_move(play(drawn, "s0 discard")) is None  # the sota's power
+    assert talmut_ai.drawn_card_move(drawn) == (0, {"type": "discard"})
+    assert talmut_ai.drawn_card_move(play(deal(E1), "s0 draw discard")) == (0, {"type": "swap", "position": 3})
+    assert talmut_ai.drawn_card_move(deal(E1)) is None
+    assert talmut_ai.drawn_card_move(play(drawn, "s0 discard")) is None  # the sota's power
+
+
+def test_at_the_root_the_search_still_weighs_every_swap_and_the_discard_of_the_drawn_card() -> None:
+    """talmut.md §3.3: the rule that plays the drawn card below the root does not reach the root. From E1's seat 0
+    holding the 10O it drew, 200 samples visit the discard and a swap into each of its 4 positions."""
+    view = seat_view("talmut", play(deal(E1), "s0 draw stock"), 0)
+    stats = SearchStats()
+    ismcts(talmut_ai.SEARCH, view, random.Random(0), Budget(iterations=200, seconds=60.0), stats)
+    expected = [{"type": "discard"}, *({"type": "swap", "position": position} for position in range(4))]
+    assert sorted(map(str, expected)) == sorted(stats.visits)
+    assert all(visits >= 1 for visits in stats.visits.values())
