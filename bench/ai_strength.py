@@ -4,11 +4,11 @@ Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state
 view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
 `service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
 medium-easy; with `--lowest`, every level against the `lowest` baseline (bench/lowest.py: Durak, Svoi Koziri,
-Tadmur); with `--ladder`, a round robin of lowest, random, easy, medium and hard in those three games, and each
-level's Bradley-Terry rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval. Two-seat games
-swap seats every other game; Talmut seats the first level once at a table of 3 with
-two of the second (the issue's "hard vs two random"), rotating its seat, and counts a win when the first level
-has the best (lowest, ties shared) final total.
+Tadmur); with `--ladder`, a round robin of lowest (where it plays), random, easy, medium and hard in every game,
+and each level's rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval (`ratings`). Two-seat
+games swap seats every other game; Talmut seats the first level once at a table of 3 with two of the second (the
+issue's "hard vs two random"), rotating its seat, and counts a win when the first level has the best (lowest,
+ties shared) final total.
 
 A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
 and pairing, the first level's win rate and score (a win 1, a draw ½) with 95% Wilson intervals, and p50/p95
@@ -44,7 +44,7 @@ PAIRINGS = [("hard", "random"), ("hard", "easy"), ("hard", "medium"), ("medium",
 AGAINST_LOWEST = [(level, "lowest") for level in ("random", "easy", "medium", "hard")]
 """`--lowest`: every level against the `lowest` baseline (bench/lowest.py), in the games it plays."""
 LADDER = ("lowest", "random", "easy", "medium", "hard")
-"""`--ladder`: a round robin of these, weakest first, in the two-seat games `lowest` plays."""
+"""`--ladder`: a round robin of these, weakest first; `lowest` only in the games it plays (bench/lowest.py)."""
 ANCHOR = ("random", 1000.0)
 """The ladder's fixed point: `random` rates 1000; 400 points more is 10:1 odds (the Elo scale)."""
 MAX_ACTIONS = 20_000
@@ -109,7 +109,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     result = game.result(state)
     if result is None:
         return {"game": game_id, "pairing": f"{strong}-{weak}", "win": 0.0, "draw": False, "unfinished": True,
-                "shared": False, "times": dict(times)}
+                "shared": False, "levels": levels, "best": [], "times": dict(times)}
     win = strong_seat in result.winners
     return {
         "game": game_id,
@@ -118,35 +118,38 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         "draw": result.draw,
         "shared": win and len(result.winners) > 1,
         "unfinished": False,
+        "levels": levels,
+        "best": [levels[seat] for seat in result.winners],
         "times": dict(times),
     }
 
 
-def bradley_terry(results: list[dict[str, Any]], levels: tuple[str, ...]) -> dict[str, float]:
-    """Bradley-Terry strengths of `levels` from two-seat games, on the Elo scale with `ANCHOR` fixed.
+def ratings(results: list[dict[str, Any]], levels: tuple[str, ...]) -> dict[str, float]:
+    """Strengths of `levels` from finished games, on the Elo scale with `ANCHOR` fixed.
 
-    A win scores 1, a draw ½ to each side; every pair also gets one virtual draw, so a level that won every game
-    still has a finite rating. Fitted by Hunter's MM iteration (Ann. Statist. 32, 2004).
+    Luce's choice model of which seat ends best: a seat of strength s is best at its table with probability s over
+    the sum of every seat's strength (at a two-seat table, the Bradley-Terry model). A game's best seat scores 1;
+    seats that share the best, or a draw's seats, share it. Every pair of levels also gets one virtual two-seat
+    draw, so a level that won every game still has a finite rating. Fitted by Hunter's MM iteration (Ann. Statist.
+    32, 2004, §5): each strength becomes its score over the sum, per table, of its seats there over the table's
+    total strength. 400 points more is 10:1 odds between two seats.
     """
-    score = defaultdict(float)
-    games: dict[tuple[str, str], float] = defaultdict(float)
-    for first, second in ((a, b) for a in levels for b in levels if a < b):
-        games[first, second] += 1
-        score[first] += 0.5
-        score[second] += 0.5
+    tables = [({a: 1, b: 1}, {a: 0.5, b: 0.5}) for a in levels for b in levels if a < b]
     for r in results:
-        strong, weak = r["pairing"].split("-")
-        won = r["win"] + (0.5 if r["draw"] else 0.0)
-        score[strong] += won
-        score[weak] += 1 - won
-        games[min(strong, weak), max(strong, weak)] += 1
+        seats = {level: r["levels"].count(level) for level in set(r["levels"])}
+        best = r["best"] or r["levels"]  # a draw: every seat shares it
+        score = defaultdict(float)
+        for level in best:
+            score[level] += 1 / len(best)
+        tables.append((seats, score))
+    won = {level: sum(score.get(level, 0.0) for _, score in tables) for level in levels}
     strength = dict.fromkeys(levels, 1.0)
     for _ in range(500):
-        new = {}
-        for level in levels:
-            denominator = sum(n / (strength[a] + strength[b]) for (a, b), n in games.items() if level in (a, b))
-            new[level] = score[level] / denominator
-        strength = new
+        strength = {
+            level: won[level] / sum(seats[level] / sum(n * strength[other] for other, n in seats.items())
+                                    for seats, _ in tables if level in seats)
+            for level in levels
+        }
     anchor, value = ANCHOR
     return {level: value + 400 * math.log10(strength[level] / strength[anchor]) for level in levels}
 
@@ -158,7 +161,7 @@ def ladder(
 
     Each sample draws, within each pairing, as many games as it has, with replacement.
     """
-    rating = bradley_terry(results, levels)
+    rating = ratings(results, levels)
     by_pairing: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         by_pairing[r["pairing"]].append(r)
@@ -166,7 +169,7 @@ def ladder(
     samples: dict[str, list[float]] = defaultdict(list)
     for _ in range(resamples):
         drawn = [rng.choice(rows) for rows in by_pairing.values() for _ in rows]
-        for level, value in bradley_terry(drawn, levels).items():
+        for level, value in ratings(drawn, levels).items():
             samples[level].append(value)
     return {level: (rating[level], percentile(samples[level], 0.025), percentile(samples[level], 0.975))
             for level in levels}
@@ -197,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lowest", action="store_true",
                         help="play every level against the lowest baseline (Durak, Svoi Koziri, Tadmur)")
     parser.add_argument("--ladder", action="store_true",
-                        help="a round robin of lowest, random, easy, medium and hard, with fitted ratings")
+                        help="a round robin of lowest (where it plays), random, easy, medium and hard, "
+                        "with fitted ratings")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default="", help="also write the raw per-game results here")
     parser.add_argument(
@@ -213,17 +217,25 @@ def main(argv: list[str] | None = None) -> None:
                 return counts[key]
         return int(args.games)
 
-    games = args.only.split(",") if args.only else sorted(POLICIES if args.lowest or args.ladder else GAMES)
-    uses_lowest = args.lowest or args.ladder or "lowest" in args.pairings.replace(",", "-").split("-")
+    games = args.only.split(",") if args.only else sorted(POLICIES if args.lowest else GAMES)
+    uses_lowest = args.lowest or "lowest" in args.pairings.replace(",", "-").split("-")
     if uses_lowest and not set(games) <= set(POLICIES):
         parser.error(f"the lowest baseline plays {', '.join(sorted(POLICIES))} only")
-    round_robin = [(strong, weak) for i, weak in enumerate(LADDER) for strong in LADDER[i + 1:]]
-    pairings = [tuple(p.split("-")) for p in args.pairings.split(",")] if args.pairings else (
-        round_robin if args.ladder else AGAINST_LOWEST if args.lowest else PAIRINGS)
+    def ladder_levels(game_id: str) -> tuple[str, ...]:
+        return tuple(level for level in LADDER if level != "lowest" or game_id in POLICIES)
+
+    def pairings_of(game_id: str) -> list[tuple[str, ...]]:
+        if args.pairings:
+            return [tuple(p.split("-")) for p in args.pairings.split(",")]
+        if args.ladder:
+            levels = ladder_levels(game_id)
+            return [(strong, weak) for i, weak in enumerate(levels) for strong in levels[i + 1:]]
+        return list(AGAINST_LOWEST if args.lowest else PAIRINGS)
+
     tasks = [
         (game_id, strong, weak, index)
         for game_id in games
-        for strong, weak in pairings
+        for strong, weak in pairings_of(game_id)
         for index in range(count(game_id, f"{strong}-{weak}"))
     ]
     random.Random(0).shuffle(tasks)  # mix long and short games across the processes
@@ -244,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
           "| shared best |")
     print("|---|---|---:|---:|---:|---|---:|---:|---|---:|")
     for game_id in games:
-        for strong, weak in pairings:
+        for strong, weak in pairings_of(game_id):
             rows = [r for r in results if r["game"] == game_id and r["pairing"] == f"{strong}-{weak}"]
             wins = sum(r["win"] for r in rows)
             low, high = wilson(wins, len(rows))
@@ -261,8 +273,9 @@ def main(argv: list[str] | None = None) -> None:
         print("\n| game | level | rating | 95% CI |")
         print("|---|---|---:|---|")
         for game_id in games:
-            fitted = ladder([r for r in results if r["game"] == game_id and not r["unfinished"]], LADDER)
-            for level in LADDER:
+            levels = ladder_levels(game_id)
+            fitted = ladder([r for r in results if r["game"] == game_id and not r["unfinished"]], levels)
+            for level in levels:
                 value, low, high = fitted[level]
                 print(f"| {game_id} | {level} | {value:.0f} | {low:.0f}–{high:.0f} |")
     print("\n| game | level | decisions | p50 ms | p95 ms | max ms |")

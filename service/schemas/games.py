@@ -408,8 +408,9 @@ class AiLevelSchema(ma.Schema):
     description = fields.String(required=True)
     rating = fields.Integer(
         required=True, allow_none=True,
-        metadata={"description": "Bradley-Terry rating on the Elo scale, `random` = 1000 (400 more: 10:1 odds); "
-                                 "null where not measured (Talmut's tables seat three or more)", "example": 1350},
+        metadata={"description": "rating on the Elo scale, `random` = 1000 (400 more: 10:1 odds of ending a game "
+                                 "ahead of the other; Bradley-Terry, and in Talmut Luce's model of the best "
+                                 "total at a table); null where not measured", "example": 1350},
     )
     rating_interval = fields.List(
         fields.Integer(), required=True, allow_none=True,
