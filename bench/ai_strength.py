@@ -129,25 +129,31 @@ def ratings(results: list[dict[str, Any]], levels: tuple[str, ...]) -> dict[str,
 
     Luce's choice model of which seat ends best: a seat of strength s is best at its table with probability s over
     the sum of every seat's strength (at a two-seat table, the Bradley-Terry model). A game's best seat scores 1;
-    seats that share the best, or a draw's seats, share it. Every pair of levels also gets one virtual two-seat
-    draw, so a level that won every game still has a finite rating. Fitted by Hunter's MM iteration (Ann. Statist.
-    32, 2004, §5): each strength becomes its score over the sum, per table, of its seats there over the table's
-    total strength. 400 points more is 10:1 odds between two seats.
+    seats that share the best, or a draw's seats, share it; unfinished games count for nothing. Every pair of
+    levels also gets one virtual two-seat draw, so a level that won every game still has a finite rating. Fitted
+    by Hunter's MM iteration (Ann. Statist. 32, 2004, §5): each strength becomes its score over the sum, per table,
+    of its seats there over the table's total strength. 400 points more is 10:1 odds between two seats.
     """
-    tables = [({a: 1, b: 1}, {a: 0.5, b: 0.5}) for a in levels for b in levels if a < b]
+    # tables alike (the same levels in the same numbers) are fitted as one, weighted by how many there were
+    counts: dict[tuple[tuple[str, int], ...], int] = defaultdict(int)
+    won: dict[str, float] = defaultdict(float)
+    for a, b in ((a, b) for a in levels for b in levels if a < b):
+        counts[(a, 1), (b, 1)] += 1
+        won[a] += 0.5
+        won[b] += 0.5
     for r in results:
-        seats = {level: r["levels"].count(level) for level in set(r["levels"])}
-        best = r["best"] or r["levels"]  # a draw: every seat shares it
-        score = defaultdict(float)
+        if r["unfinished"]:
+            continue
+        counts[tuple(sorted((level, r["levels"].count(level)) for level in set(r["levels"])))] += 1
+        best = r["levels"] if r["draw"] else r["best"]  # a draw: every seat shares it
         for level in best:
-            score[level] += 1 / len(best)
-        tables.append((seats, score))
-    won = {level: sum(score.get(level, 0.0) for _, score in tables) for level in levels}
+            won[level] += 1 / len(best)
+    tables = [(dict(seats), n) for seats, n in counts.items()]
     strength = dict.fromkeys(levels, 1.0)
     for _ in range(500):
         strength = {
-            level: won[level] / sum(seats[level] / sum(n * strength[other] for other, n in seats.items())
-                                    for seats, _ in tables if level in seats)
+            level: won[level] / sum(n * seats[level] / sum(k * strength[other] for other, k in seats.items())
+                                    for seats, n in tables if level in seats)
             for level in levels
         }
     anchor, value = ANCHOR
@@ -221,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     uses_lowest = args.lowest or "lowest" in args.pairings.replace(",", "-").split("-")
     if uses_lowest and not set(games) <= set(POLICIES):
         parser.error(f"the lowest baseline plays {', '.join(sorted(POLICIES))} only")
+
     def ladder_levels(game_id: str) -> tuple[str, ...]:
         return tuple(level for level in LADDER if level != "lowest" or game_id in POLICIES)
 

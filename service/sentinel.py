@@ -85,7 +85,8 @@ class NewestEpochSentinel(Sentinel):
         states, errors = [], []
         for sentinel in self.sentinels:
             try:
-                # a dict by name over RESP2, which these clients speak (redis-py 8 also types RESP3's list)
+                # every redis-py reply parser makes SENTINEL MASTERS a dict by name; redis-py 8's annotation also
+                # allows a list
                 state = cast(dict[str, dict[str, Any]], sentinel.sentinel_masters()).get(service_name)
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 errors.append(f"{sentinel} - {error!r}")

@@ -128,7 +128,7 @@ def test_search_levels_call_only_as_easy_calls() -> None:
     assert {"type": "call"} in talmut_ai.root_actions(view)
 
 
-def test_below_the_root_the_search_plays_the_drawn_card_by_the_playout_policy() -> None:
+def test_the_drawn_card_move_is_the_playout_policys_swap_or_discard() -> None:
     """talmut.md §3.3: E1's seat 0 knows none of its cards (each counts the deck's mean, 6.1). The 10O drawn from
     the stock is discarded; the 3C taken from the discard pile replaces the last of its equal worst cards. The
     tree branches in the other phases (a draw, a power)."""
