@@ -124,6 +124,8 @@ def test_cards_are_named_in_the_language_of_the_page(new_page, server):
     ru = strings("ru")
     page = new_page(locale="ru-RU")  # the browser's language picks Russian; no ?lang needed
     page.goto("/")
+    # the page sets its language once the strings are loaded, after the load event; the settings panel comes next
+    page.locator(".site-header details.settings").wait_for()
     assert page.get_attribute("html", "lang") == "ru"
     create(page, "durak", ["easy"], lang="ru")
     page.wait_for_selector(f"{ROOT}[data-status=active]")
