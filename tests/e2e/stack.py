@@ -231,7 +231,7 @@ def delete_keys(client: redis.Redis, prefix: str, queue: str, games: list[redis.
             for key in mine:
                 pipe.delete(key)  # one key a command: a cluster node's keys span slots
             deleted += sum(pipe.execute())
-    doomed = []
+    doomed: list[bytes] = []
     patterns = [f"rq:*{kind}-{game_id}-*" for game_id in game_ids for kind in ("ai", "clock")] + [f"rq:*{queue}*"]
     for pattern in patterns:
         doomed.extend(client.scan_iter(match=pattern, count=1000))

@@ -1,7 +1,7 @@
 """Service tests: the Flask test client on the real Redis (REDIS_URL, default 127.0.0.1:6379).
 
 Each test gets its own key prefix and RQ queue, and its keys are deleted by SCAN afterwards (never FLUSHDB).
-AI turns run through the real job code with `SimpleWorker(burst=True)`.
+AI turns run through the real job code with RQ's `SimpleWorker` in burst mode (`BurstWorker`).
 """
 
 from __future__ import annotations
@@ -38,6 +38,19 @@ def redis_connection() -> redis.Redis:
     return client
 
 
+class BurstWorker(SimpleWorker):
+    """RQ's `SimpleWorker` without its command channel, for the tests' bursts (`Api.run_ai`).
+
+    A burst ends before anyone could send it a command (stop a job, shut down), and ending the channel costs up to
+    a second: RQ waits that long for its pubsub thread, which redis-py wakes only when a message comes
+    (tests/service/test_worker_teardown.py). Three random-client tests ran 2.3 to 5.3 times as fast without it,
+    side by side (docs/benchmarks.md, "The tests' AI bursts without RQ's command channel").
+    """
+
+    def subscribe(self) -> None:
+        """No channel: nothing to stop when the burst ends."""
+
+
 class Api:
     """A test client for one app: JSON requests with an optional token, plus running queued AI turns."""
 
@@ -47,7 +60,7 @@ class Api:
         self.connection = connection
         self.services = app.extensions["cardroom"]
         # One worker for the test: a new one cleans the queue's registries first, which costs ~0.1 s a call.
-        self.worker = SimpleWorker([self.services.queue], connection=connection, serializer="json")
+        self.worker = BurstWorker([self.services.queue], connection=connection, serializer="json")
 
     def request(self, method: str, path: str, token: str | None = None, json: Any = None, **headers: str):
         if token is not None:
