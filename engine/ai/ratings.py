@@ -14,7 +14,7 @@ from collections.abc import Mapping
 RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
     # Tadmur 2026-12-02, 261 games with the others (12 per pairing); Svoi Koziri 2026-12-03, 100 games (10 per
     # pairing) with the opponent its tree trusts; Durak 2026-12-03, 600 games (60 per pairing) with the reading of
-    # an opponent that plays `easy`'s way; Talmut 2026-12-04, 48 tables of three (5-13 per pairing): see
+    # an opponent that plays `easy`'s way; Talmut 2026-12-05, 61 tables of three (7-14 per pairing): see
     # docs/benchmarks.md
     "durak": {"random": (1000, 1000, 1000), "easy": (1800, 1700, 1906), "medium": (1833, 1733, 1947),
               "hard": (2036, 1922, 2173)},
@@ -22,8 +22,8 @@ RATINGS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
                     "hard": (1609, 1492, 1767)},
     "tadmur": {"random": (1000, 1000, 1000), "easy": (943, 816, 1050), "medium": (1156, 1033, 1265),
                "hard": (1329, 1178, 1499)},
-    "talmut": {"random": (1000, 1000, 1000), "easy": (1367, 1241, 1568), "medium": (1379, 1237, 1548),
-               "hard": (1447, 1298, 1642)},
+    "talmut": {"random": (1000, 1000, 1000), "easy": (1407, 1273, 1595), "medium": (1422, 1292, 1620),
+               "hard": (1467, 1312, 1701)},
 }
 """Per game and offered level: (rating, low, high), the rating and its 95% interval, relative to `random` (whose
 own interval is therefore a single point)."""
