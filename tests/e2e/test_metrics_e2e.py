@@ -72,3 +72,25 @@ def test_metrics_under_gunicorn_pass_promtool_and_keep_long_polls_apart(stack: S
             "cardroom_streams_opened_total"} <= names
     assert not {name for name in names if name.startswith(("process_", "python_gc_"))}
     assert found[("cardroom_long_poll_duration_seconds_count", (("status", "304"),))] >= 1
+
+
+def test_made_up_methods_do_not_grow_the_metrics(stack: Stack) -> None:
+    """Issue 43 point 4: a method outside the fixed set is counted as `other`, so 1,000 made-up methods sent without
+    a token leave `/metrics` within a few KB of its size (it grew by ~2 KB per method when the method was a
+    label)."""
+    session = requests.Session()
+
+    def made_up(count: int, first: int) -> None:
+        for number in range(first, first + count):
+            answered = session.request(f"X{number:05d}", f"{stack.base_url}/healthz", timeout=10)
+            assert answered.status_code == 405
+
+    made_up(1, 0)  # the `other` series exist from here on: what follows only counts in them
+    before = len(session.get(f"{stack.base_url}/metrics", timeout=10).content)
+    made_up(1000, 1)
+    page = session.get(f"{stack.base_url}/metrics", timeout=10).text
+    assert len(page.encode()) - before < 4096, f"/metrics grew from {before} to {len(page.encode())} bytes"
+    counted = samples(page)
+    key = ("cardroom_http_requests_total", (("method", "other"), ("route", "<unmatched>"), ("status", "405")))
+    assert counted[key] >= 1001
+    assert not [labels for name, labels in counted if dict(labels).get("method", "").startswith("X0")]
