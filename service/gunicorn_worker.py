@@ -1,15 +1,63 @@
-"""gunicorn's gevent worker, draining the clients that wait for a game when the process is told to stop.
+"""gunicorn's gevent worker: drains the waiting clients on shutdown, answers gunicorn's refusals in JSON.
 
 On SIGTERM (or SIGINT, SIGQUIT) gunicorn stops accepting connections and lets requests in flight finish within
 `graceful_timeout`; a long-poll holds a request up to 30 s and a stream for ever, so without this they would be cut
 off with an empty reply. Draining answers every held long-poll at once (the current view, or 304) and ends every
 stream (its client reconnects with `Last-Event-ID`, to another process), so no client sees an empty reply.
+
+gunicorn parses the request line and the headers itself and answers what it cannot take with a short HTML page
+(`gunicorn.workers.base.Worker.handle_error`, which the gevent worker calls for any error while it reads a
+request): beyond its limits of service/gunicorn_conf.py, a malformed line or header, a refused transfer coding.
+`GeventWorker.handle_error` answers those with the envelope of service/errors.py instead (shared/API.md's error
+table: 414 and 431 `invalid_request`, and 400 `invalid_request` for the rest, a refused transfer coding
+included, which gunicorn answers 501), closing the connection as gunicorn does.
 """
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
+from http import HTTPStatus
+from typing import Any
+
 import gevent
+from gunicorn import util
+from gunicorn.http import errors
+from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers import ggevent
+
+REFUSED_STATUS: dict[type[Exception], int] = {
+    errors.LimitRequestLine: 414,
+    errors.LimitRequestHeaders: 431,
+}
+"""The status of a request gunicorn refuses while parsing it: these, else 400 for any `ParseException` but those
+of `LEFT_TO_GUNICORN`."""
+LEFT_TO_GUNICORN = (
+    errors.InvalidResponseHeader,  # the app's own bad header: a 500, as gunicorn answers it
+    errors.InvalidResponseHeaderName,
+    errors.ConfigurationProblem,  # gunicorn's settings, not the client: 500
+    errors.ExpectationFailed,  # 417 to an `Expect` other than 100-continue: no code of shared/API.md's table
+    errors.ForbiddenProxyRequest,  # 403 to a PROXY line from an address not allowed to send one (not enabled here)
+)
+
+
+def refused_status(exc: BaseException) -> int | None:
+    """The status the JSON envelope answers gunicorn's parse error `exc` with; None: gunicorn answers it."""
+    if not isinstance(exc, errors.ParseException) or isinstance(exc, LEFT_TO_GUNICORN):
+        return None
+    return next((status for kind, status in REFUSED_STATUS.items() if isinstance(exc, kind)), 400)
+
+
+def error_response(status: int, message: str) -> bytes:
+    """The whole HTTP/1.1 response of a refused request: the envelope of service/errors.py, `Connection: close`."""
+    # the envelope's fields, written out: this module is loaded by gunicorn's master too, which must not import
+    # service/errors.py (flask, redis: gevent would leave modules unpatched); tests/e2e/test_http_limits.py holds
+    # both to the same fields
+    body = json.dumps({"code": status, "status": HTTPStatus(status).phrase, "error": "invalid_request",
+                       "message": message}).encode()
+    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    return head.encode("latin-1") + body
 
 
 def _drain() -> None:
@@ -21,7 +69,7 @@ def _drain() -> None:
 
 
 class GeventWorker(ggevent.GeventWorker):
-    """`gunicorn.workers.ggevent.GeventWorker` that drains this process's waiting clients on shutdown."""
+    """`gunicorn.workers.ggevent.GeventWorker` with the drain on shutdown and gunicorn's refusals in JSON."""
 
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop gracefully, answering the waiting clients first."""
@@ -32,3 +80,30 @@ class GeventWorker(ggevent.GeventWorker):
         """SIGINT, SIGQUIT: stop quickly, answering the waiting clients first."""
         super().handle_quit(sig, frame)
         gevent.spawn(_drain)
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """A request gunicorn refused while reading it (`refused_status`): the JSON envelope.
+
+        Logged as gunicorn logs it (a warning, and the access line); any other error as gunicorn answers it.
+        """
+        status = refused_status(exc)
+        if status is None:
+            super().handle_error(req, client, addr, exc)
+            return
+        started = datetime.now()
+        addr = addr or ("", -1)  # a unix socket
+        self.log.warning("Invalid request from ip=%s: %s", addr[0], exc)
+        if req is None and isinstance(exc, (errors.InvalidHeader, errors.InvalidHeaderName)):
+            req = getattr(exc, "req", None)  # as gunicorn does: the request whose header was refused, to log it
+        response = error_response(status, f"the request was refused before it was read: {exc}")
+        if req is not None:
+            environ = default_environ(req, client, self.cfg)
+            environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = addr[0], str(addr[1])
+            logged = Response(req, client, self.cfg)
+            logged.status = f"{status} {HTTPStatus(status).phrase}"
+            logged.response_length = len(response)
+            self.log.access(logged, req, environ, datetime.now() - started)
+        try:
+            util.write_nonblock(client, response)
+        except OSError:
+            self.log.debug("Failed to send error message.")

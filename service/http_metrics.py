@@ -2,7 +2,8 @@
 
 Request metrics are labelled by the URL rule (`/v1/games/<game_id>`), never the raw path, so a game id never
 becomes a label value, and by the method only when it is one of `METHODS` (else `other`): any client may send any
-method, and each label value is a series kept for the process's life (1,000 made-up methods grew the page by 1.7 MB). Under gunicorn (several processes) prometheus-client's multiprocess mode adds up every
+method, and each label value is a series kept for the process's life (1,000 made-up methods grew the page by 1.7 MB).
+Under gunicorn (several processes) prometheus-client's multiprocess mode adds up every
 process's numbers; game metrics come from Redis (service/game_metrics.py).
 """
 

@@ -11,6 +11,7 @@ these), so the app, which answers with the JSON error envelope, enforces the tig
 | header fields | `MAX_HEADER_FIELDS` | 431 `invalid_request` |
 | one header field (`Name: value`) | `MAX_HEADER_FIELD_BYTES` | 431 `invalid_request` |
 | body, with `Content-Length` or chunked | `MAX_BODY_BYTES` (Flask's `MAX_CONTENT_LENGTH`) | 413 `payload_too_large` |
+| `Transfer-Encoding` | `chunked` alone | 400 `invalid_request` |
 | body of a POST, PUT or PATCH not declared JSON | `application/json` or `*/*+json` | 415 `unsupported_media_type` |
 
 A body not declared JSON is refused rather than read as JSON whatever its type: the client learns at once that its
@@ -23,6 +24,7 @@ import io
 
 from flask import Flask, current_app, request
 from flask_smorest import abort
+from gunicorn.http.errors import ParseException
 
 MAX_REQUEST_LINE_BYTES = 4094
 MAX_HEADER_FIELDS = 100
@@ -51,7 +53,12 @@ def check_request() -> None:
         if len(name) + len(value) + 2 > MAX_HEADER_FIELD_BYTES:
             abort(431, message=f"the header field {name[:40]} is over {MAX_HEADER_FIELD_BYTES} bytes",
                   error="invalid_request")
-    if "chunked" in request.headers.get("Transfer-Encoding", "").lower():
+    coding = request.headers.get("Transfer-Encoding")
+    if coding is not None:
+        if [part.strip(" \t").lower() for part in coding.split(",")] != ["chunked"]:
+            # gunicorn takes `gzip, chunked` (and deflate, compress) and hands the app the body still compressed
+            abort(400, message=f"Transfer-Encoding {coding[:40]!r} is not supported: send the body with "
+                  "Content-Length or chunked alone", error="invalid_request")
         read_chunked_body()
     if request.method in BODY_METHODS and has_body() and not request.is_json:
         abort(415, message="send the body as JSON, with Content-Type: application/json", error="unsupported_media_type")
@@ -64,7 +71,10 @@ def read_chunked_body() -> None:
     followed by a megabyte of anything would pass. gunicorn discards what is left unread before the next request.
     """
     limit = current_app.config["MAX_CONTENT_LENGTH"]
-    data = request.environ["wsgi.input"].read(limit + 1)
+    try:
+        data = request.environ["wsgi.input"].read(limit + 1)
+    except ParseException as error:  # gunicorn decodes the chunks as they are read: a malformed one stops it
+        abort(400, message=f"the chunked body is malformed: {error}", error="invalid_request")
     if len(data) > limit:
         abort(413, message=f"the body is over {limit} bytes", error="payload_too_large")
     request.environ["wsgi.input"] = io.BytesIO(data)
