@@ -17,7 +17,7 @@ from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, I
 from service.dispatcher import TooManyWaiters
 from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
-from service.store import GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
+from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
 from service.turns import GameNotStarted, InvalidSetup, UnknownGame
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]
         return envelope(409, "version_conflict", "the game changed meanwhile: read it again and retry"), 409
+
+    @app.errorhandler(ClockRanOut)
+    def clock_ran_out(error: ClockRanOut):  # type: ignore[no-untyped-def]
+        message = "your clock ran out before this move: the timeout is applied instead; read the game again"
+        return envelope(409, "version_conflict", message), 409
 
     @app.errorhandler(TooManyWaiters)
     def server_busy(error: TooManyWaiters):  # type: ignore[no-untyped-def]

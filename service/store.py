@@ -59,14 +59,19 @@ class Status(StrEnum):
 
 STATUSES = tuple(Status)
 
-# One atomic step: compare the version, write the record, append the events, renew the game's lifetime (ARGV[4]
-# seconds, README "Limits and lifetimes"; its presence hash too), publish (shared/API.md versions). Nothing is
-# half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster.
+# One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
+# write the record, append the events, renew the game's lifetime (ARGV[4] seconds, README "Limits and lifetimes";
+# its presence hash too), publish (shared/API.md versions). Nothing is half-written: Lua scripts run whole or not
+# at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster. 0: another version; -1: the deadline passed.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
+if ARGV[5] ~= '' then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) + tonumber(now[2]) / 1000000 >= tonumber(ARGV[5]) then return -1 end
+end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 6, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
 if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
@@ -100,6 +105,14 @@ STORE_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
 
 class VersionConflict(Exception):
     """The game's version moved on since it was read: someone else's write won."""
+
+
+class ClockRanOut(VersionConflict):
+    """The mover's clock ran out before its write landed: the next version is its timeout's (service/clocks.py).
+
+    A version check like any other (409 `version_conflict`): the timeout job scheduled at the deadline runs up to
+    about a second late (RQ's scheduler keeps whole seconds), and a move in that second must not win the race.
+    """
 
 
 class GameNotFound(Exception):
@@ -481,26 +494,32 @@ class GameStore:
         expected_version: int,
         events: Sequence[dict[str, Any]],
         also: Callable[[Any], None] | None = None,
+        deadline: float | None = None,
     ) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
 
         Sets `record.written_at` to now. `also(pipeline)` adds writes of the caller's that follow a stored write
         (service/game_metrics.py `count_action`'s counters) to the pipeline of the game's index entries, one round
-        trip for both; like those entries they are not undone if they fail (logged).
+        trip for both; like those entries they are not undone if they fail (logged). `deadline` (Unix seconds)
+        is the mover's clock's at `expected_version`: compared with Redis's clock (`TIME`) in the same step, one
+        clock for every web process, so a move is refused however late it is in that step.
 
         Raises:
+            ClockRanOut: Redis's clock is at or past `deadline`; nothing was written.
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
         record.written_at = time.time()
         keys = self.script_keys(record.game_id)["compare_and_set"]
         args = [
             str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),
-            *[json.dumps(e) for e in events],
+            "" if deadline is None else repr(deadline), *[json.dumps(e) for e in events],
         ]
         if self.wait_replicas:
             written = self._write_and_wait(keys, args)
         else:
             written = self._compare_and_set(keys=keys, args=args)
+        if written == -1:
+            raise ClockRanOut(record.game_id)
         if not written:
             raise VersionConflict(record.game_id)
         try:
@@ -508,8 +527,8 @@ class GameStore:
         except STORE_ERRORS:  # the write is stored: a stale index entry heals itself (`listing`)
             log.warning("game %s: index (or what came with it) not updated", record.game_id, exc_info=True)
 
-    def _write_and_wait(self, keys: list[str], args: list[str]) -> bool:
-        """The compare-and-set, then `WAIT wait_replicas wait_timeout_ms` on the same connection; whether it wrote.
+    def _write_and_wait(self, keys: list[str], args: list[str]) -> int:
+        """The compare-and-set, then `WAIT wait_replicas wait_timeout_ms` on the same connection; the script's answer.
 
         WAIT counts the replicas that hold the writes of its own connection, so both go in one pipeline: on a
         cluster, one of the client of the node that holds the game's slot (after a MOVED, the slot map is read
@@ -521,12 +540,12 @@ class GameStore:
         except redis.exceptions.MovedError:  # a failover or a resharding moved the slot: read the slot map again
             cast(RedisCluster, self.client).nodes_manager.initialize()
             written, replicas = self._pipelined_write_and_wait(keys, args)
-        if written and replicas < self.wait_replicas:
+        if written == 1 and replicas < self.wait_replicas:
             log.warning("a write of %s reached %s of %s replicas within %s ms", keys[0], replicas,
                         self.wait_replicas, self.wait_timeout_ms)
             with contextlib.suppress(*STORE_ERRORS):
                 self.client.incr(unreplicated_key(self.prefix))
-        return bool(written)
+        return int(written)
 
     def _pipelined_write_and_wait(self, keys: list[str], args: list[str]) -> tuple[int, int]:
         node = self.client

@@ -158,6 +158,8 @@ def play(
         GameNotStarted: the game is waiting for players (409).
         NotYourTurn: `seat` may not act now.
         IllegalAction: the rules forbid `action` now.
+        ClockRanOut: the seat's clock ran out before this move of its own (not a resignation) was stored; nothing
+            was changed, its timeout comes (shared/API.md `options.clock`).
         VersionConflict: another write landed first; nothing was changed.
     """
     if record.status == Status.FINISHED:
@@ -181,7 +183,11 @@ def play(
     new_record.decoded = state
     new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
-    store.save(new_record, record.version, stored,
+    # a seat's own move must land before its clock runs out (its timeout owns the version after the deadline); a
+    # resignation loses at least as much as the timeout would, so leaving always works
+    own_move = by_clock is None and action["type"] != "resign"
+    deadline = clocks.deadlines(record).get(seat) if own_move else None
+    store.save(new_record, record.version, stored, deadline=deadline,
                also=lambda pipe: count_action(pipe, store.prefix, record.game, action["type"], notes, decision))
     wake_ai(store, queue, new_record)
     return new_record

@@ -44,7 +44,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import STORE_ERRORS, GameNotFound, GameRecord, GameStore, Status, VersionConflict
+from service.store import STORE_ERRORS, ClockRanOut, GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import create_game, pending_ai, play, revive_ai_turns
 from service.views import event_view, game_view, with_presence
 
@@ -360,11 +360,14 @@ class Actions(MethodView):
         """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
 
         Actions are applied in arrival order, each judged on the state at that moment (talmut.md §3.9). A
-        request with `If-Match` named the version it was meant for: it is not retried (409 / 412).
+        request with `If-Match` named the version it was meant for: it is not retried (409 / 412), nor a move
+        the seat's clock ran out before (409: its timeout comes next).
         """
         for _ in range(ARRIVAL_RETRIES):
             try:
                 return self.play(store, record, seat, body)
+            except ClockRanOut:
+                raise  # the timeout owns the next version: judged again, the move would meet the timeout's state
             except VersionConflict:
                 if request.if_match:
                     raise

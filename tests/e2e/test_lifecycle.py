@@ -6,6 +6,7 @@ What is asserted are the server's own records: the events, the versions and the 
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -129,7 +130,8 @@ def test_an_idle_seat_loses_on_forfeit(stack: Stack, clock: dict[str, Any]) -> N
 
 def test_a_move_racing_the_deadline_or_the_timeout_one_lands_and_the_other_is_not_applied(stack: Stack) -> None:
     """Moves sent from just before to well after each deadline: either the move is applied and no timeout at that
-    version, or the timeout (a forfeit) is, and the move gets 409 or 412."""
+    version, or the timeout (a forfeit) is, and the move gets 409 or 412; a move sent at or after the deadline
+    never wins (the deadline is part of its compare-and-set)."""
     outcomes = []
     for offset in (-0.3, 0.0, 0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1, 2.4):  # RQ runs it up to ~2 s late
         game = create(stack, [{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1,
@@ -139,7 +141,7 @@ def test_a_move_racing_the_deadline_or_the_timeout_one_lands_and_the_other_is_no
         version, deadline = started["version"], moment(started["clock"]["deadline"])
         time.sleep(max(0.0, deadline + offset - time.time()))
         response = act(stack, game_id, token, {"type": "attack", "card": "6H"}, **{"If-Match": f'"{version}"'})
-        assert response.status_code in (200, 409, 412), response.text
+        assert response.status_code in ((200, 409, 412) if offset < 0 else (409, 412)), response.text
         wait_until(stack, game_id, lambda shown, seen=version: shown["version"] > seen, "the move or the timeout")
         written = [event["type"] for event in events(stack, game_id) if event["version"] == version + 1]
         if response.status_code == 200:
@@ -148,6 +150,30 @@ def test_a_move_racing_the_deadline_or_the_timeout_one_lands_and_the_other_is_no
             assert written[:2] == ["timeout", "forfeit"] and "attacked" not in written, written
         outcomes.append(response.status_code)
     print("race outcomes by offset:", outcomes)  # both kinds are expected; which depends on the machine
+
+
+@pytest.mark.parametrize("if_match", [False, True], ids=["arrival order", "If-Match"])
+def test_a_move_after_the_deadline_is_refused_before_its_timeout_lands(stack: Stack, if_match: bool) -> None:
+    """Issue 43 point 5: the timeout job runs at the deadline rounded up to a second, and a move in between was
+    applied (200). The deadline is part of the move's compare-and-set: 409 `version_conflict`, nothing applied,
+    and the timeout then takes the version. The seat is joined half-way through a second, so the deadline is
+    ~0.5 s before its job's due time and the move, 0.1 s after the deadline, lands before the timeout can."""
+    game = create(stack, [{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1,
+                  options={"clock": {"turn_seconds": 1, "on_timeout": "forfeit"}})
+    game_id, token = game["game_id"], game["player_token"]
+    time.sleep((0.45 - time.time() % 1) % 1)
+    started = join(stack, game_id).json()
+    version, deadline = started["version"], moment(started["clock"]["deadline"])
+    assert 0.3 < math.ceil(deadline) - deadline < 0.7, "joined too far from the middle of a second"
+    time.sleep(max(0.0, deadline + 0.1 - time.time()))
+    headers = {"If-Match": f'"{version}"'} if if_match else {}
+    late = act(stack, game_id, token, {"type": "attack", "card": "6H"}, **headers)
+    assert (late.status_code, late.json()["error"]) == (409, "version_conflict"), late.text
+    assert "clock ran out" in late.json()["message"]
+    final = wait_until(stack, game_id, lambda shown: shown["status"] == "finished", "the timeout")
+    assert (final["result"]["losers"], final["result"]["reason"]) == ([0], "resign")
+    written = [event["type"] for event in events(stack, game_id) if event["version"] == version + 1]
+    assert written[:2] == ["timeout", "forfeit"] and "attacked" not in written, written
 
 
 def test_bank_clocks_run_only_for_the_seat_that_must_act_and_gain_the_increment(stack: Stack) -> None:
