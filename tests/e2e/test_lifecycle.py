@@ -6,6 +6,7 @@ What is asserted are the server's own records: the events, the versions and the 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -89,6 +90,33 @@ def at_once(calls: list[Any]) -> list[requests.Response]:
 
     with ThreadPoolExecutor(len(calls)) as pool:
         return list(pool.map(run, calls))
+
+
+# --- names --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [
+    "\u202eAnn",  # RIGHT-TO-LEFT OVERRIDE: the name, and what follows it on a page, shown reversed
+    "\u2066Bob\u2069",  # LEFT-TO-RIGHT ISOLATE ... POP DIRECTIONAL ISOLATE
+    "\u200b",  # ZERO WIDTH SPACE alone: not blank to str.strip(), invisible on a page
+    "Ann\u200b",  # the same name as "Ann" to a reader
+    "\ufeffBob",  # BYTE ORDER MARK
+    "Bob\U000e0041\U000e007f",  # TAG LATIN CAPITAL LETTER A, CANCEL TAG
+    "\u00adAnn",  # SOFT HYPHEN
+], ids=["bidi override", "bidi isolates", "zero-width space alone", "zero-width space", "BOM", "tag characters",
+        "soft hyphen"])
+def test_a_name_with_a_format_character_is_refused(stack: Stack, name: str) -> None:
+    """Issue 43 point 5: every Unicode format character (category Cf) is refused with 422 `invalid_request`, at
+    creation and when taking a seat, and nothing is written."""
+    refused = requests.post(f"{stack.base_url}/v1/games", timeout=10,
+                            json={"game": "durak", "seats": [{"kind": "human", "name": name}, {"kind": "human"}]})
+    assert (refused.status_code, refused.json()["error"]) == (422, "invalid_request"), refused.text
+    assert "format character" in json.dumps(refused.json()["errors"])
+    game = create(stack, [{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    seated = join(stack, game["game_id"], name)
+    assert (seated.status_code, seated.json()["error"]) == (422, "invalid_request"), seated.text
+    shown = view(stack, game["game_id"]).json()
+    assert (shown["version"], shown["seats"][1]["open"]) == (1, True)
 
 
 # --- clocks -------------------------------------------------------------------------------------------------------
