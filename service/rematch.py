@@ -125,7 +125,7 @@ def _create(
     mine.token_hash, mine.name = token_hash, old.seats[seat].name
     return create_game(
         store, queue, old.game, [entry for entry in seats if entry is not None], old.options, seed=seed,
-        visibility="private",
+        visibility="private", rematch_of=old.game_id,
     )
 
 

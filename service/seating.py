@@ -137,8 +137,11 @@ def sit(
 def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict[str, Any]:
     """`seat` leaves `record`: `{"game_id", "seat", "outcome", "version"}` (shared/API.md "Leaving").
 
-    Waiting: the seat is open again (a private game's seat gives back the invitation code that took it), or the
-    game is deleted when no other player sits in it (`outcome` "seat_freed" / "game_deleted", `version` None).
+    Waiting: the seat is open again, or the game is deleted when no other player sits in it (`outcome`
+    "seat_freed" / "game_deleted", `version` None). A private game's seat gives back the invitation code that
+    took it; the creator's, which no code took, gets a fresh one, kept as it is in `invite_codes` for the players
+    still seated, whose views show it (`GameRecord.shown_invites`), so that every open seat has a code someone
+    holds. A rematch's seats stay its players' (service/rematch.py): a freed one gets none.
     Active: a resignation (Talmut: the easy AI plays the seat on, talmut.md §3.17; leaving again changes nothing).
 
     Raises:
@@ -160,9 +163,12 @@ def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict
         return {**outcome, "outcome": "game_deleted", "version": None}
     seats = [dataclasses.replace(entry) for entry in record.seats]
     seats[seat] = SeatRecord(kind="human")
-    code = record.seats[seat].invite_hash
+    code, codes = record.seats[seat].invite_hash, record.invite_codes
+    if code is None and record.by_invitation:
+        fresh, code = new_token()
+        codes = [*codes, fresh]
     invites = record.invites + ([code] if code is not None else [])
-    freed = dataclasses.replace(record, seats=seats, version=record.version + 1, invites=invites)
+    freed = dataclasses.replace(record, seats=seats, version=record.version + 1, invites=invites, invite_codes=codes)
     record_change(store, queue, record, freed, Event("left", {"seat": seat}))
     store.forget_seen(record.game_id, seat)
     return {**outcome, "outcome": "seat_freed", "version": freed.version}

@@ -260,8 +260,11 @@ class GameRecord:
 
     `clock` is the state of the game's clock at this version (service/clocks.py), None without `options.clock`.
     `visibility` is "public" (listed in the lobby) or "private"; `invites` holds the hashes of a private game's
-    unused invitation codes. `rematch` is `{"game_id": ...}` once a rematch of this finished game was created.
-    Records stored before these fields existed load with their defaults.
+    unused invitation codes. `invite_codes` holds, as they are, the codes made when a seat that no code had taken
+    (its creator's) was freed (service/seating.py `leave`): its players still seated are shown them
+    (`shown_invites`), so the code itself is kept; like the hidden hands, it is only as safe as Redis. `rematch`
+    is `{"game_id": ...}` once a rematch of this finished game was created; `rematch_of` is the finished game's id
+    in its rematch. Records stored before these fields existed load with their defaults.
 
     `written_at` is the Unix time in seconds (the writer's clock) at which `GameStore.create` or `GameStore.save`
     stored this version; records stored before the field existed load with 0.0, as if written long ago. It tells a
@@ -281,7 +284,9 @@ class GameRecord:
     clock: dict[str, Any] | None = None
     visibility: str = "public"
     invites: list[str] = field(default_factory=list)
+    invite_codes: list[str] = field(default_factory=list)
     rematch: dict[str, str] | None = None
+    rematch_of: str | None = None
     written_at: float = 0.0
     decoded: Any = field(default=None, init=False, repr=False, compare=False)
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
@@ -329,6 +334,23 @@ class GameRecord:
     def open_seats(self) -> list[int]:
         """Seat numbers of the human seats not taken yet."""
         return [number for number, seat in enumerate(self.seats) if seat.is_open]
+
+    @property
+    def by_invitation(self) -> bool:
+        """Whether the open seats are taken with invitation codes: a private game, not a rematch.
+
+        A rematch's seats are kept for its players (service/rematch.py).
+        """
+        return self.visibility == "private" and self.rematch_of is None
+
+    def shown_invites(self) -> list[str] | None:
+        """The codes of `invite_codes` still unused, which the seated players' views show while the game waits.
+
+        None where a view shows none: a public game, a rematch, a game that started.
+        """
+        if not self.by_invitation or self.status != Status.WAITING:
+            return None
+        return [code for code in self.invite_codes if hash_token(code) in self.invites]
 
 
 @functools.cache

@@ -83,6 +83,7 @@ def create_game(
     seed: int | None = None,
     visibility: str = "public",
     invites: Sequence[str] = (),
+    rematch_of: str | None = None,
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
 
@@ -91,7 +92,8 @@ def create_game(
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
     neither, a random seed. `options.clock` is the service's, validated and in its stored form already
     (service/schemas/clock.py); the other options are the game's.
-    A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats.
+    A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats;
+    `rematch_of` names the finished game whose rematch this is (service/rematch.py).
     shared/API.md "Resources".
 
     Raises:
@@ -125,6 +127,7 @@ def create_game(
         state=game.dump_state(state),
         visibility=visibility,
         invites=list(invites),
+        rematch_of=rematch_of,
     )
     record.decoded = state
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)

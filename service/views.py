@@ -57,6 +57,9 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
     clock, seat_clocks = clock_view(record)
     for entry, seat_clock in zip(seats, seat_clocks, strict=False):
         entry["clock"] = seat_clock
+    extra = {}
+    if seat is not None and (invites := record.shown_invites()) is not None:
+        extra["invites"] = invites  # to share: a code only the seated players are shown (service/seating.py leave)
     return {
         "game_id": record.game_id,
         "game": record.game,
@@ -72,6 +75,7 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
         "visibility": record.visibility,
         "clock": clock,
         "rematch": record.rematch,
+        **extra,
     }
 
 

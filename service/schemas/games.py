@@ -253,6 +253,14 @@ class GameViewSchema(ma.Schema):
         metadata={"description": "once a seated player asked for a rematch of this finished game: its game_id "
                   "(the other players join it with POST /rematch here)"},
     )
+    invites = fields.List(
+        fields.String(),
+        metadata={"description": "a private game's invitation codes, each seating one player once (in the seat "
+                  "that player asks for or the lowest open one). Creating the game: one per open seat. In a seated "
+                  "player's view while the game waits (absent from other views): the unused codes made when its "
+                  "creator left, one for the seat freed, to share; the codes of creation are shown only to the "
+                  "creator, once"},
+    )
 
 
 PLAYER_TOKEN = fields.String(
@@ -284,11 +292,6 @@ def _game_views(game_id: str) -> tuple[type[ma.Schema], type[ma.Schema]]:
             allow_none=True,
             metadata={"description": "creating a private game only: the first of `invites` (a game with one open "
                       "seat has one)", "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
-        ),
-        "invites": fields.List(
-            fields.String(),
-            metadata={"description": "creating a private game only: one code per open seat; each seats one "
-                      "player once, in the seat that player asks for or the lowest open one"},
         ),
     })
     return view, seated

@@ -368,6 +368,80 @@ def test_a_private_game_is_never_listed_and_its_code_seats_once(stack: Stack) ->
     assert game_id not in listed()
 
 
+INVITED_SEATS = 3
+"""A private Talmut table of three human seats: its creator at seat 0 and two invitation codes."""
+
+
+def seat_orders(length: int) -> list[tuple[str, ...]]:
+    """Every order of at most `length` steps, "join" (a new player, the lowest open seat) or "leave N" (the player
+    of seat N), taken while the game still waits: each ends when the last player left or the last seat was
+    taken."""
+    orders: list[tuple[str, ...]] = []
+
+    def extend(order: tuple[str, ...], seated: frozenset[int]) -> None:
+        if order:
+            orders.append(order)
+        if len(order) == length or not seated or len(seated) == INVITED_SEATS:
+            return
+        extend((*order, "join"), seated | {min(set(range(INVITED_SEATS)) - seated)})
+        for seat in sorted(seated):
+            extend((*order, f"leave {seat}"), seated - {seat})
+
+    extend((), frozenset({0}))
+    return orders
+
+
+@pytest.mark.parametrize("order", seat_orders(5), ids=lambda order: ", ".join(order))
+def test_every_open_seat_of_a_private_game_has_a_code_whatever_the_order_of_joins_and_leaves(
+    stack: Stack, order: tuple[str, ...]
+) -> None:
+    """Issue 43 point 3: when the creator, whose seat no code took, left after another player joined, its seat had
+    no code and the game waited for ever (403 `invite_required`). Now it gets a fresh one, shown in the views of
+    the players still seated (only theirs). Whatever the order, the codes that its players hold (those of
+    creation, given back by a leaver) and those the seated players are shown are exactly one per open seat, and
+    taking them starts the game; a game its last player left is gone."""
+    game = create(stack, [{"kind": "human", "name": "Ann"}] + [{"kind": "human"}] * (INVITED_SEATS - 1),
+                  game="talmut", visibility="private")
+    game_id = game["game_id"]
+    held = list(game["invites"])  # shared by the creator: codes of creation, and those given back by leavers
+    seated: dict[int, tuple[str, str | None]] = {0: (game["player_token"], None)}  # seat: (token, its code)
+
+    def shown() -> list[str]:
+        """The codes the seated players are shown, the same for each; none in the spectator view."""
+        views = [view(stack, game_id, token).json() for token, _ in seated.values()]
+        assert "invites" not in view(stack, game_id).json()
+        assert len({json.dumps(seen.get("invites")) for seen in views}) == 1, views
+        return views[0]["invites"]
+
+    def codes_now() -> list[str]:
+        codes = held + [code for code in shown() if code not in held]
+        open_seats = [entry["seat"] for entry in view(stack, game_id).json()["seats"] if entry["open"]]
+        assert len(codes) == len(set(codes)) == len(open_seats), (codes, open_seats)
+        return codes
+
+    for step in order:
+        if step == "join":
+            code = codes_now()[0]
+            taken = join(stack, game_id, f"P{len(order)}", invite=code)
+            assert taken.status_code == 201, taken.text
+            held = [other for other in held if other != code]
+            seated[taken.json()["you"]] = (taken.json()["player_token"], code)
+        else:
+            token, code = seated.pop(int(step.split()[1]))
+            left = requests.post(f"{stack.base_url}/v1/games/{game_id}/leave", headers=bearer(token), timeout=10)
+            assert left.json()["outcome"] == ("seat_freed" if seated else "game_deleted"), left.text
+            held += [code] if code is not None and code not in held else []
+    if not seated:
+        assert view(stack, game_id).status_code == 404
+        return
+    for number, code in enumerate(codes_now() if len(seated) < INVITED_SEATS else []):
+        taken = join(stack, game_id, f"Q{number}", invite=code)
+        assert taken.status_code == 201, taken.text
+    final = view(stack, game_id).json()
+    assert (final["status"], [entry["open"] for entry in final["seats"]]) == ("active", [False] * INVITED_SEATS)
+    assert "invites" not in view(stack, game_id, next(iter(seated.values()))[0]).json()
+
+
 def test_the_waiters_of_a_game_its_last_player_left_are_answered_at_once(stack: Stack) -> None:
     game = create(stack, [{"kind": "human", "name": "Ann"}, {"kind": "human"}])
     url = f"{stack.base_url}/v1/games/{game['game_id']}"

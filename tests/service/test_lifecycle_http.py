@@ -183,6 +183,27 @@ def test_a_rematch_keeps_the_setup_and_rotates_the_seats_where_the_rules_let_sea
     assert api.view(new_id, second.json["player_token"]).json["you"] == second.json["you"]
 
 
+def test_a_freed_seat_of_a_rematch_gets_no_code_and_stays_its_players(api):
+    """A rematch's seats are kept for the old game's players (service/rematch.py): unlike an invitation game's
+    creator seat (tests/e2e/test_lifecycle.py), a seat freed there gets no code, and its player takes it again by
+    asking for the rematch again."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "human"}, {"kind": "human"}, {"kind": "ai", "level": "easy"}]
+    created = api.create(seats, game="talmut").json
+    game_id, tokens = created["game_id"], [created["player_token"]]
+    tokens += [join(api, game_id, name=name).json["player_token"] for name in ("Bob", "Cid")]
+    for token in tokens:
+        api.act(game_id, token, {"type": "resign"})
+    api.run_ai()
+    assert api.view(game_id).json["status"] == "finished"
+    ann, bob = (rematch(api, game_id, token).json for token in tokens[:2])
+    assert ann["status"] == "waiting" and "invites" not in ann
+    assert leave(api, ann["game_id"], ann["player_token"]).json["outcome"] == "seat_freed"
+    assert "invites" not in api.view(ann["game_id"], bob["player_token"]).json
+    assert api.services.store.load(ann["game_id"]).invites == []
+    again = rematch(api, game_id, tokens[0])
+    assert (again.status_code, again.json["you"], again.json["game_id"]) == (201, ann["you"], ann["game_id"])
+
+
 def test_a_rematch_deal_follows_its_seed(api):
     game_id, tokens = finished_durak(api)
     first = rematch(api, game_id, tokens[0], seed=42).json
