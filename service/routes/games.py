@@ -436,7 +436,9 @@ class Leave(MethodView):
         """Leave a game.
 
         While it is waiting, your seat is open again and your token stops working (a private game's seat gets
-        back the invitation code that took it); if you were its last seated player, the game is deleted. While it
+        back the invitation code that took it; the creator's seat, which no code took, a fresh one, shown as
+        `invites` in the views of the players still seated); if you were its last seated player, the game is
+        deleted. While it
         is active, leaving is resigning (Talmut: the easy AI plays your seat on, talmut.md §3.17). Leaving again
         once your Talmut seat is the AI's changes nothing.
         """
