@@ -422,15 +422,15 @@ def test_every_open_seat_of_a_private_game_has_a_code_whatever_the_order_of_join
     for step in order:
         if step == "join":
             code = codes_now()[0]
-            taken = join(stack, game_id, f"P{len(order)}", invite=code)
+            taken = join(stack, game_id, f"P{len(seated)}", invite=code)
             assert taken.status_code == 201, taken.text
             held = [other for other in held if other != code]
             seated[taken.json()["you"]] = (taken.json()["player_token"], code)
         else:
-            token, code = seated.pop(int(step.split()[1]))
+            token, given_back = seated.pop(int(step.split()[1]))
             left = requests.post(f"{stack.base_url}/v1/games/{game_id}/leave", headers=bearer(token), timeout=10)
             assert left.json()["outcome"] == ("seat_freed" if seated else "game_deleted"), left.text
-            held += [code] if code is not None and code not in held else []
+            held += [given_back] if given_back is not None and given_back not in held else []
     if not seated:
         assert view(stack, game_id).status_code == 404
         return
