@@ -122,7 +122,7 @@ def test_durak_hints_of_the_attacker_when_the_defender_takes(new_page, server, l
 @pytest.mark.parametrize("lang", ["en", "ta"])
 def test_talmut_hints_through_the_powers_matching_and_a_call(new_page, server, screenshots, lang):
     """E1 from seat 0 against Bob and Cy: draw, swap or discard, the sota, caballo and rey, matching in and out of
-    turn, the waits, calling, withdrawing, the next round."""
+    turn, the waits, calling, withdrawing, the next round, resigning."""
     text = strings(lang)
     page, plays = at_table(new_page, server, "talmut", E1, seats=3, lang=lang)
     draw_stock, draw_discard = {"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}
@@ -175,6 +175,8 @@ def test_talmut_hints_through_the_powers_matching_and_a_call(new_page, server, s
     assert hint(page) == say(text, "talmut.hint.wait_draw_or_call", name="Bob")
     plays(1, draw_stock, discard)  # 10O again: Bob has the sota's power
     assert hint(page) == say(text, "talmut.hint.wait_power", name="Bob", card=card_name(text, "10O", "spanish"))
+    plays(0, {"type": "resign"})  # by the API: the table offers resign only to a seat in to_act; the game goes on
+    assert hint(page) == say(text, "hint.resigned")
 
 
 def test_svoi_koziri_hints_from_the_trump_choice_to_a_take(new_page, server):
@@ -182,6 +184,10 @@ def test_svoi_koziri_hints_from_the_trump_choice_to_a_take(new_page, server):
     french = partial(card_name, text, deck="french")
     page, plays = at_table(new_page, server, "svoi_koziri", V1)
     assert hint(page) == say(text, "svoi.hint.choose_trump")
+    watcher = new_page()  # no token of this game: the spectator view, told whom the table waits for
+    watcher.goto(page.url.replace("&seat=0", ""))
+    watcher.wait_for_selector(f"{ROOT}[data-status=active][data-you='']")
+    assert hint(watcher) == say(text, "svoi.hint.wait_choose", name="Ann")
     click_action(page, {"type": "choose_trump", "suit": "S"})
     assert hint(page) == say(text, "svoi.hint.wait_choose", name="Bob")
     plays(1, {"type": "choose_trump", "suit": "H"})

@@ -235,6 +235,8 @@ class Table {
     const view = this.view;
     if (view.status === "waiting") return t("hint.waiting");
     if (view.status === "finished") return t("hint.finished");
+    // a resigned Talmut seat plays on as an AI (talmut.md §3.17): nothing is left for this page to do
+    if (view.you !== null && view.seats[view.you].resigned) return t("hint.resigned");
     return this.renderer.hint(view, this);
   }
 
