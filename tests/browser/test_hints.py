@@ -67,7 +67,8 @@ def pictured(page, screenshots, name: str) -> None:  # noqa: ANN001
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_durak_hints_attacking_defending_and_taking(new_page, server, screenshots, lang):
-    """K1 from seat 0 against Bob: attack, the waits, adding, nothing to add, beating, taking, no card that beats."""
+    """K1 from seat 0 against Bob: attack, the waits, adding, nothing to add, beating, taking, no card that beats,
+    waiting for the attacker to add after a beat."""
     text = strings(lang)
     french = partial(card_name, text, deck="french")
     page, plays = at_table(new_page, server, "durak", K1, lang=lang)
@@ -96,6 +97,11 @@ def test_durak_hints_attacking_defending_and_taking(new_page, server, screenshot
     assert hint(page) == say(text, "durak.hint.wait_attack", name="Bob")
     bob_plays({"type": "attack", "card": "KH"})  # seat 0's only trump is QH
     assert hint(page) == say(text, "durak.hint.take", card=french("KH"))
+    click_action(page, {"type": "take"})
+    bob_plays({"type": "done"})
+    bob_plays({"type": "attack", "card": "6D"})
+    click_action(page, {"type": "defend", "card": "8D", "against": "6D"})
+    assert hint(page) == say(text, "durak.hint.wait_add", name="Bob")
     # the same live region throughout, its text changed: a region replaced at each version is not announced
     assert kept.evaluate("node => node.isConnected")
 
