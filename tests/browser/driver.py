@@ -178,7 +178,7 @@ def open_seat(page, game_id: str, seat: int, seat_token: str, lang: str = "en") 
     page.evaluate("([key, seats]) => localStorage.setItem(key, seats)",
                   [f"cardroom.seats.{game_id}", json.dumps({str(seat): seat_token})])
     page.goto(f"/?game={game_id}&seat={seat}&lang={lang}")
-    page.wait_for_selector(f"{ROOT}[data-status=active][data-you='{seat}']")
+    page.wait_for_selector(f"{ROOT}[data-you='{seat}']")
 
 
 def post_action(base_url: str, game_id: str, seat_token: str, body: dict[str, Any]) -> int:

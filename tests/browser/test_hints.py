@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+import requests
 
 from tests.browser.driver import (
     ROOT,
@@ -236,3 +237,23 @@ def test_tadmur_hints_placing_guessing_and_passing(new_page, server):
     assert hint(page) == say(text, "tadmur.hint.pass_or_guess")
     click_action(page, {"type": "guess", "rank": "K"})  # the other target is 4H
     assert hint(page) == f"{say(text, 'tadmur.hint.guessed')} {say(text, 'tadmur.hint.pass')}"
+
+
+def test_the_hint_while_seats_are_open_and_once_the_game_is_over(new_page, server):
+    """Tadmur D1 (tadmur.md §8.5): Ann waits for Bob to take his seat; Bob guesses seat 0's target at once."""
+    text = strings("en")
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "human"}]
+    game_id, (ann,) = seated_game(server.base_url, {"game": "tadmur", "seats": seats, "deck": D1.split()}, ["Ann"])
+    page = new_page()
+    open_seat(page, game_id, 0, ann)
+    assert page.get_attribute(ROOT, "data-status") == "waiting"
+    assert hint(page) == say(text, "hint.waiting")
+    joined = requests.post(f"{server.base_url}/v1/games/{game_id}/seats", json={"name": "Bob"}, timeout=30)
+    assert joined.status_code == 201
+    bob = joined.json()["player_token"]
+    page.wait_for_selector(f"{ROOT}[data-status=active]")
+    assert hint(page) == say(text, "tadmur.hint.place_or_guess")
+    click_action(page, {"type": "place", "card": "6H"})
+    wait_for_version(page, post_action(server.base_url, game_id, bob, {"type": "guess", "rank": "9"}))
+    assert page.get_attribute(ROOT, "data-status") == "finished"
+    assert hint(page) == say(text, "hint.finished")
