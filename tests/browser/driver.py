@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +155,61 @@ def axe_check(page, what: str) -> None:
     results = Axe().run(page)
     bad = [violation for violation in results.response["violations"] if violation["impact"] in ("serious", "critical")]
     assert bad == [], f"{what}: " + results.generate_report()
+
+
+def seated_game(base_url: str, body: dict[str, Any], names: list[str]) -> tuple[str, list[str]]:
+    """Create a game by the API (a `deck` makes its deal exact) whose human seats are `names` in seat order, the
+    creator first; each other human takes its seat by the API. Returns the game's id and every human seat's token."""
+    created = requests.post(f"{base_url}/v1/games", json=body, timeout=30)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    tokens = [created.json()["player_token"]]
+    for name in names[1:]:
+        joined = requests.post(f"{base_url}/v1/games/{game_id}/seats", json={"name": name}, timeout=30)
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["player_token"])
+    return game_id, tokens
+
+
+def open_seat(page, game_id: str, seat: int, seat_token: str, lang: str = "en") -> None:
+    """Open the table of `game_id` at `seat`, the token kept in the page's storage as the lobby keeps it."""
+    page.goto(f"/?lang={lang}")
+    page.locator("form[data-create]").wait_for()
+    page.evaluate("([key, seats]) => localStorage.setItem(key, seats)",
+                  [f"cardroom.seats.{game_id}", json.dumps({str(seat): seat_token})])
+    page.goto(f"/?game={game_id}&seat={seat}&lang={lang}")
+    page.wait_for_selector(f"{ROOT}[data-you='{seat}']")
+
+
+def post_action(base_url: str, game_id: str, seat_token: str, body: dict[str, Any]) -> int:
+    """Play `body` for the seat of `seat_token` by the API, outside the browser; returns the new version."""
+    response = requests.post(f"{base_url}/v1/games/{game_id}/actions", json=body,
+                             headers={"Authorization": f"Bearer {seat_token}"}, timeout=30)
+    assert response.status_code == 200, response.text
+    return response.json()["version"]
+
+
+def wait_for_version(page, wanted: int) -> None:
+    page.wait_for_function(
+        "v => Number(document.querySelector('section[data-game]').dataset.version) >= v", arg=wanted)
+
+
+def click_action(page, body: dict[str, Any]) -> None:
+    """Click the table's button for the legal action `body`, then wait for the version it makes."""
+    page.wait_for_function("() => !document.querySelector('section[data-game]').hasAttribute('aria-busy')")
+    seen = version(page)
+    (element,) = [element for element, shown in offered(page) if shown == body]
+    element.click()
+    wait_for_change(page, seen)
+
+
+def card_name(text: dict[str, str], code: str, deck: str) -> str:
+    """A card's full name as the page says it in the language of `text` (i18n.js `cardName`); `deck` "french" or
+    "spanish"."""
+    return say(text, f"card.{deck}.name", rank=text[f"card.{deck}.rank.{code[:-1]}"],
+               suit=text[f"card.{deck}.suit.{code[-1]}"])
+
+
+def say(text: dict[str, str], key: str, **params: object) -> str:
+    """The string `key` with its `{placeholders}` filled (i18n.js `t`)."""
+    return re.sub(r"\{(\w+)\}", lambda match: str(params[match.group(1)]), text[key])

@@ -1,7 +1,8 @@
 // The table: one game's view, live. The game's renderer (games/<game>.js) draws the board from the view; this
-// module owns what every game shares: the root's automation attributes, whose turn it is, playing an action
-// (every clickable legal action is a button whose `data-action` is its exact JSON body), the log, the invitation
-// link while seats are open, and the result with "Play again".
+// module owns what every game shares: the root's automation attributes, whose turn it is, the hint line (what to do
+// now, in words: the renderer's `hint`), playing an action (every clickable legal action is a button whose
+// `data-action` is its exact JSON body), the log, the invitation link while seats are open, and the result with
+// "Play again".
 
 import { api, follow, seats } from "./api.js";
 import { cardBack, cardFace, fan } from "./cards.js";
@@ -32,6 +33,14 @@ class Table {
     this.root = document.createElement("section");
     this.root.className = `table game-${view.game}`;
     this.root.setAttribute("aria-labelledby", "table-title");
+    // one element for the whole visit, its text changed only when the hint changes: a screen reader announces a
+    // live region's changes, not a region that is replaced, and not the same sentence again at every version
+    this.hint = document.createElement("p");
+    this.hint.className = "hint";
+    this.hint.dataset.hint = "";
+    this.hint.setAttribute("aria-live", "polite");
+    this.hint.setAttribute("aria-atomic", "true");
+    this.root.append(this.hint);
     main.replaceChildren(this.root);
     document.title = `${t(`game.${view.game}`)} · Cardroom`;
   }
@@ -187,10 +196,11 @@ class Table {
     board.className = "felt";
     if (view.status === "waiting") board.append(this.invitation());
     else board.append(this.renderer.render(view, this));
-    const parts = [bar, alert];
-    if (view.status === "finished") parts.push(this.resultPanel());
-    parts.push(board, log);
-    root.replaceChildren(...parts);
+    for (const child of [...root.children]) if (child !== this.hint) child.remove();
+    this.hint.before(bar, alert);
+    this.hint.after(...(view.status === "finished" ? [this.resultPanel()] : []), board, log);
+    const hint = this.hintLine();
+    if (this.hint.textContent !== hint) this.hint.textContent = hint;
     this.restoreFocus(focusKey, focused);
   }
 
@@ -215,6 +225,19 @@ class Table {
     if (view.pending_ai.length) return t("status.thinking", { name: this.seatName(view.pending_ai[0]) });
     const turn = this.renderer.turnSeat(view);
     return turn === null ? "" : t("status.waiting_for", { name: this.seatName(turn) });
+  }
+
+  /**
+   * What to do now, in words: the renderer's sentence while the game is active, made from `legal_actions`,
+   * `to_act` and the public `state` only (never more than the seat may know).
+   */
+  hintLine() {
+    const view = this.view;
+    if (view.status === "waiting") return t("hint.waiting");
+    if (view.status === "finished") return t("hint.finished");
+    // a resigned Talmut seat plays on as an AI (talmut.md §3.17): nothing is left for this page to do
+    if (view.you !== null && view.seats[view.you].resigned) return t("hint.resigned");
+    return this.renderer.hint(view, this);
   }
 
   invitation() {

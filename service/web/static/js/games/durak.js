@@ -62,6 +62,33 @@ export default {
     });
   },
 
+  /**
+   * What to do now (durak.md §3.2-§3.7): the seat to act is told its choice, worded by what `legal_actions` holds
+   * (no `defend` listed: it cannot beat; no `attack` listed: nothing more to add); anyone else, whom it waits for.
+   */
+  hint(view, ui) {
+    const state = view.state;
+    const actor = view.to_act[0];
+    const undefended = state.table.find((row) => !row.defense);
+    const card = undefended && ui.cardName(undefended.attack);
+    if (actor !== view.you) {
+      const name = ui.seatName(actor);
+      if (actor === state.defender) return t("durak.hint.wait_defend", { name, card });
+      if (state.defender_took && view.you === state.defender) return t("durak.hint.wait_taken", { name });
+      return state.table.length ? t("durak.hint.wait_add", { name }) : t("durak.hint.wait_attack", { name });
+    }
+    if (actor === state.defender) {
+      return ui.actions("defend").length ? t("durak.hint.defend", { card }) : t("durak.hint.take", { card });
+    }
+    if (!state.table.length) return t("durak.hint.attack");
+    const adding = ui.actions("attack").length > 0;
+    if (state.defender_took) {
+      const name = ui.seatName(state.defender);
+      return adding ? t("durak.hint.add_to_take", { name }) : t("durak.hint.done_to_take", { name });
+    }
+    return adding ? t("durak.hint.add") : t("durak.hint.done");
+  },
+
   describe(event, said, ui) {
     const card = event.card && ui.short(event.card);
     switch (event.type) {

@@ -1,4 +1,5 @@
-// One renderer per game: {deck, render(view, ui), describe(event, said, ui), turnSeat(view), scores, revealed}.
+// One renderer per game: {deck, render(view, ui), hint(view, ui), describe(event, said, ui), turnSeat(view), scores,
+// revealed}. `hint` is the table's one sentence of what to do now (table.js `hintLine`).
 
 import durak from "./durak.js";
 import svoiKoziri from "./svoi_koziri.js";

@@ -36,13 +36,38 @@ export default {
     const passed = (state.sixes_passed || []).map((code, seat) => code
       && t("svoi.six_passed", { who: ui.seatName(seat), card: ui.short(code) })).filter(Boolean);
     if (passed.length) centre.append(element("p", "note", passed.join(" · ")));
-    if (view.status === "active" && state.step) centre.append(element("p", "note step", t(`svoi.step.${state.step}`)));
     return this.board(ui, "svoi", {
       badge: (seat) => trumpBadge(state, seat),
       label: (action, code) => t(`svoi.${action.type}`, { card: ui.cardName(code) }),
       centre,
       moves: ui.actions("take").map((action) => ui.button(action, t("svoi.take"))),
     });
+  },
+
+  /**
+   * What to do now (svoi_koziri.md §3.2-§3.7): the seat to act is told its step, a `respond` worded by what
+   * `legal_actions` holds (`beat` entries or `take`, never both); anyone else, whom it waits for.
+   */
+  hint(view, ui) {
+    const state = view.state;
+    const actor = view.to_act[0];
+    const top = state.pile.length ? ui.cardName(state.pile[state.pile.length - 1]) : null;
+    if (actor !== view.you) {
+      const name = ui.seatName(actor);
+      switch (state.step) {
+        case "choose_trump": return t("svoi.hint.wait_choose", { name });
+        case "lead": return t("svoi.hint.wait_lead", { name });
+        case "respond": return t("svoi.hint.wait_respond", { name, card: top });
+        default: return t("svoi.hint.wait_play", { name });
+      }
+    }
+    switch (state.step) {
+      case "choose_trump": return t("svoi.hint.choose_trump");
+      case "lead": return t("svoi.hint.lead");
+      case "respond":
+        return ui.actions("beat").length ? t("svoi.hint.beat", { card: top }) : t("svoi.hint.take", { card: top });
+      default: return t("svoi.hint.play", { name: ui.seatName(1 - actor) });
+    }
   },
 
   describe(event, said, ui) {

@@ -43,9 +43,8 @@ export default {
     const state = view.state;
     const you = view.you === null ? 0 : view.you;
     const board = element("div", "board tadmur", row(ui, view, 1 - you));
-    const notes = [];
-    if (state.guessing_locked) notes.push(t("tadmur.locked"));
-    if (state.guessed_this_turn) notes.push(t("tadmur.guessed"));
+    // a wrong guess this turn is told by the hint line, to the guesser as "you", to the other seat by name
+    const notes = state.guessing_locked ? [t("tadmur.locked")] : [];
     board.append(element("div", "centre", ...notes.map((note) => element("p", "note", note))));
     board.append(row(ui, view, you));
     const guesses = ui.actions("guess").map((action) =>
@@ -61,6 +60,27 @@ export default {
       board.append(area("own-hand", t("hand.yours"), hand, buttons(...passes)));
     }
     return board;
+  },
+
+  /**
+   * What to do now (tadmur.md §3.3-§3.9): the seat to act is told whether a card fits its row (`place` listed, else
+   * `pass`) and whether it may still guess; after a wrong guess, that it cost a space. Anyone else, whom it waits for.
+   */
+  hint(view, ui) {
+    const state = view.state;
+    if (state.turn !== view.you) {
+      const name = ui.seatName(state.turn);
+      return state.guessed_this_turn ? t("tadmur.hint.wait_guessed", { name }) : t("tadmur.hint.wait", { name });
+    }
+    const guess = ui.actions("guess").length > 0;
+    let move;
+    if (ui.actions("place").length) {
+      if (guess) move = t("tadmur.hint.place_or_guess");
+      else move = state.rows[view.you].empty === 1 ? t("tadmur.hint.place_last") : t("tadmur.hint.place");
+    } else {
+      move = guess ? t("tadmur.hint.pass_or_guess") : t("tadmur.hint.pass");
+    }
+    return state.guessed_this_turn ? `${t("tadmur.hint.guessed")} ${move}` : move;
   },
 
   turnSeat(view) {

@@ -129,6 +129,39 @@ function centre(ui, view) {
   return node;
 }
 
+/** The turn seat's own step (talmut.md §3.2-§3.7), worded by what its `legal_actions` hold. */
+function turnHint(ui, state) {
+  switch (state.phase) {
+    case "draw": {
+      const stock = ui.actions("draw").some((action) => action.source === "stock");
+      const call = ui.actions("call").length > 0;
+      if (stock) return call ? t("talmut.hint.draw_or_call") : t("talmut.hint.draw");
+      return call ? t("talmut.hint.draw_discard_or_call") : t("talmut.hint.draw_discard");
+    }
+    case "decide": return ui.actions("swap").length ? t("talmut.hint.decide") : t("talmut.hint.decide_discard");
+    case "exchange": return t("talmut.hint.exchange");
+    default: {
+      if (state.power.kind === "sota") return t("talmut.hint.sota");
+      if (state.power.kind === "rey") return t("talmut.hint.rey");
+      const picked = ui.selection && ui.selection.version === ui.view.version;
+      return picked ? t("talmut.hint.caballo_second") : t("talmut.hint.caballo");
+    }
+  }
+}
+
+/** What the turn seat is doing, for everyone else: public facts only (the phase, the power's card, the call). */
+function waitHint(ui, state) {
+  const name = ui.seatName(state.turn);
+  switch (state.phase) {
+    case "draw": {
+      const mayCall = !state.talmut && state.call_barred !== state.turn;
+      return mayCall ? t("talmut.hint.wait_draw_or_call", { name }) : t("talmut.hint.wait_draw", { name });
+    }
+    case "decide": return t("talmut.hint.wait_decide", { name });
+    default: return t("talmut.hint.wait_power", { name, card: ui.cardName(state.power.card) });
+  }
+}
+
 function scores(ui, totals, rounds) {
   const table = element("table", "scores");
   const head = element("tr", null, element("th", null, t("result.player")),
@@ -164,6 +197,28 @@ export default {
       board.append(area("totals", t("talmut.totals"), scores(ui, state.totals, state.history)));
     }
     return board;
+  },
+
+  /**
+   * What to do now: the turn seat's step, or whom the others wait for; then matching while a window is open (§3.9:
+   * offered only in phase `draw`, so a seat that may match waits for the turn seat to draw) and withdrawing a call
+   * that stands (§3.15), when `legal_actions` offer them.
+   */
+  hint(view, ui) {
+    const state = view.state;
+    const rank = state.window && state.window.rank;
+    const matching = ui.actions("match").length > 0;
+    const sentences = [];
+    if (state.turn === view.you) {
+      sentences.push(turnHint(ui, state));
+      if (matching) sentences.push(t("talmut.hint.match_first", { rank }));
+    } else if (matching) {
+      sentences.push(t("talmut.hint.match", { rank, name: ui.seatName(state.turn) }));
+    } else {
+      sentences.push(waitHint(ui, state));
+    }
+    if (ui.actions("withdraw").length) sentences.push(t("talmut.hint.withdraw"));
+    return sentences.join(" ");
   },
 
   turnSeat(view) {
