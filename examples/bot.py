@@ -21,6 +21,8 @@ def views(session: requests.Session, game_url: str, last_version: int | None):
                 continue
             response.raise_for_status()
             for line in response.iter_lines(decode_unicode=True):
+                if line == "event: revoked":  # the token no longer holds its seat (it left): nothing more to play
+                    return
                 if line.startswith("data: "):  # one event per new version; ":" lines only keep it open
                     view = json.loads(line[len("data: "):])
                     last_version = view["version"]

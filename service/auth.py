@@ -1,7 +1,9 @@
 """Player tokens on the wire: `Authorization: Bearer <token>` to a seat of one game (shared/API.md "Identity").
 
 The server keeps only each token's hash (`service.store.hash_token`); a request without an `Authorization`
-header is a spectator.
+header is a spectator. A seat's access is the token that holds it now (issue 43, docs/api-additions.md): a token
+reads its seat's view while it holds that seat as its human player, and a stream or a long-poll checks that again
+against every record it answers with (`Reader.still_reads`).
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
+from typing import NamedTuple, NoReturn
 
 from flask import request
 from flask_smorest import abort
 
 from service.extensions import services
-from service.store import GameRecord, seat_for_token
+from service.store import GameRecord, hash_token, seat_for_hash
 
 PRESENCE_SECONDS = 10
 """A seat's `last_seen` is written at most once per this many seconds (shared/API.md presence)."""
@@ -32,13 +35,49 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
-def viewer_seat(record: GameRecord) -> int | None:
-    """The seat of the request's token, or None with no `Authorization` header (a spectator).
+class Reader(NamedTuple):
+    """Who reads a game, as a request showed it.
+
+    `seat` is whose view it gets (None: the spectator view); `token_hash` the hash of the request's token (None:
+    no `Authorization` header, a spectator).
+    """
+
+    seat: int | None
+    token_hash: str | None
+
+    def still_reads(self, record: GameRecord) -> bool:
+        """Whether this reader's token still reads `seat`'s view in `record`, a later version of the game.
+
+        False once the seat changed hands (freed while the game waits, then perhaps taken by another player) or was
+        handed to the AI (`reading_seat`): a stream then ends with `event: revoked`, a long-poll answers 401. A
+        spectator always reads the spectator view. No Redis read: the seats' token hashes are in `record`.
+        """
+        if self.token_hash is None:
+            return True
+        seat = seat_for_hash(record, self.token_hash)
+        return seat is not None and reading_seat(record, seat) == self.seat
+
+
+def reader(record: GameRecord) -> Reader:
+    """The request's reader of `record`: a spectator with no `Authorization` header, else its token's.
 
     Aborts 401 for any other credentials, a token of no seat or a scheme other than Bearer, as `player_seat` does:
     a client that sent credentials meant to be seated, and must not get a spectator's view without being told.
     """
-    return None if "Authorization" not in request.headers else player_seat(record)
+    if "Authorization" not in request.headers:
+        return Reader(None, None)
+    seat, token_hash = _token_seat(record)
+    return Reader(reading_seat(record, seat), token_hash)
+
+
+def reading_seat(record: GameRecord, seat: int) -> int | None:
+    """Whose view the token of `seat` reads: `seat` while it is a human seat, else None (the spectator view).
+
+    A seat the rules handed to the AI (talmut.md §3.17: its player left, resigned or forfeited on the clock) is
+    the AI's now: its old token still names the seat (`leave` changes nothing, `rematch` seats the player again)
+    but never reads what the AI sees from then on, in any state of the game (a finished one included).
+    """
+    return seat if record.seats[seat].kind == "human" else None
 
 
 def player_seat(record: GameRecord) -> int:
@@ -47,14 +86,23 @@ def player_seat(record: GameRecord) -> int:
     Every authenticated request counts as the seat being present (`mark_present`): the view's `last_seen`, so
     clients can show that a player went away.
     """
+    return _token_seat(record)[0]
+
+
+def unauthorized(message: str) -> NoReturn:
+    """Abort with 401 `unauthorized` and `WWW-Authenticate: Bearer` (RFC 9110 §11.6.1: the scheme accepted)."""
+    abort(401, message=message, error="unauthorized", headers={"WWW-Authenticate": "Bearer"})
+    raise AssertionError("abort() raised")  # never reached: flask-smorest publishes no type hints to tell mypy so
+
+
+def _token_seat(record: GameRecord) -> tuple[int, str]:
     token = bearer_token()
-    seat = None if token is None else seat_for_token(record, token)
-    if seat is None:
-        # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
-        abort(401, message="this token holds no seat of this game", error="unauthorized",
-              headers={"WWW-Authenticate": "Bearer"})
-    mark_present(record, seat)  # type: ignore[arg-type]
-    return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
+    token_hash = None if token is None else hash_token(token)
+    seat = None if token_hash is None else seat_for_hash(record, token_hash)
+    if seat is None or token_hash is None:
+        unauthorized("this token holds no seat of this game")
+    mark_present(record, seat)
+    return seat, token_hash
 
 
 def mark_present(record: GameRecord, seat: int) -> None:

@@ -374,9 +374,11 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def seat_for_token(record: GameRecord, token: str) -> int | None:
-    """The seat whose token this is, compared in constant time; None when it matches no seat."""
-    presented = hash_token(token)
+def seat_for_hash(record: GameRecord, presented: str) -> int | None:
+    """The seat whose token hashes to `presented` (`hash_token`), compared in constant time; None: no seat's.
+
+    No Redis read: a stream or a long-poll checks its token against each record it is about to answer with.
+    """
     found = None
     for number, seat in enumerate(record.seats):
         if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, presented):

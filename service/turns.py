@@ -214,7 +214,8 @@ def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
     """`record.seats` after the rules handed seats to an AI, per the game's `seats_handed_to_ai(state)` capability.
 
     E.g. a resigned Talmut seat plays on at `easy` (talmut.md §3.17): it becomes `kind` "ai" at that level and
-    keeps its name and token (its player may still watch it).
+    keeps its name and token, which still names the seat (`leave`, `rematch`) but reads only the spectator view
+    from then on (service/auth.py `reading_seat`).
     """
     seats = [dataclasses.replace(entry) for entry in record.seats]
     for seat, level in capabilities(GAMES[record.game]).seats_handed_to_ai(state).items():

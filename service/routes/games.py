@@ -17,8 +17,9 @@ from flask_smorest import abort
 from marshmallow import ValidationError
 
 from engine import GAMES
-from service.auth import bearer_token, mark_present, player_seat, viewer_seat
+from service.auth import Reader, bearer_token, mark_present, player_seat, reader, reading_seat, unauthorized
 from service.dispatcher import TooManyWaiters
+from service.errors import envelope
 from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
 from service.rematch import join_rematch
@@ -73,9 +74,10 @@ STREAM_EVENT = {
     "description": f"one event; on the wire: {STREAM_EXAMPLE!r}",
     "example": {"id": "17", "event": "view", "data": '{"game_id": "9b2f4c0e", "version": 17, "status": "active"}'},
     "properties": {
-        "event": {"type": "string", "enum": ["view"]},
-        "id": {"type": "string", "description": "the version", "example": "17"},
-        "data": {"type": "string", "description": "the view, as JSON (the View schema)"},
+        "event": {"type": "string", "enum": ["view", "revoked"]},
+        "id": {"type": "string", "description": "the version (`view` events only)", "example": "17"},
+        "data": {"type": "string", "description": "`view`: the view, as JSON (the View schema); `revoked`: the "
+                 "401 error body, as JSON, with the `version` at which the token stopped reading the seat"},
         "retry": {"type": "integer", "description": "milliseconds before reconnecting", "example": 1000},
     },
 }
@@ -222,21 +224,26 @@ class GameResource(MethodView):
         """View a game: your seat's view with a token, the spectator view without.
 
         The `ETag` is the version. With `after_version=N&wait=S` the request is held up to S seconds (max 30)
-        until the version exceeds N; if none came it answers 304, the normal "nothing new yet": poll again.
+        until the version exceeds N; if none came it answers 304, the normal "nothing new yet": poll again. A
+        token reads its seat's view while it holds the seat: once its player left (or the seat was handed to
+        the AI) a held long-poll answers 401, and the token then gets 401 (a seat freed) or the spectator view
+        (a seat the AI plays).
         """
         after = query.get("after_version")
         record = services().records.load(game_id)
-        seat = viewer_seat(record)  # credentials of no seat answer 401 now, not after a long-poll
+        who = reader(record)  # credentials of no seat answer 401 now, not after a long-poll
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
         revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
         if after is not None and query["wait"] > 0 and record.version <= after:
             wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
             record = services().records.load(game_id, at_least=wait_for_version(record, after, wait))
+            if not who.still_reads(record):  # the seat changed hands while this request was held
+                unauthorized(f"this token no longer holds seat {who.seat} of this game")
         headers = {"ETag": f'"{record.version}"'}
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
             return "", 304, headers
-        return view_of(record, seat), 200, headers
+        return view_of(record, who.seat), 200, headers
 
 
 @blp.route("/<game_id>/stream")
@@ -253,7 +260,8 @@ class Stream(MethodView):
         responses={
             200: {
                 "description": "Server-Sent Events: one `view` event per version (`id:` the version, `data:` the "
-                "view as JSON), comment lines to keep the connection open; ends after the finished view",
+                "view as JSON), comment lines to keep the connection open; ends after the finished view, or with "
+                "a `revoked` event once the token no longer holds its seat",
                 "content": {"text/event-stream": {"schema": STREAM_EVENT}},
             },
         },
@@ -265,23 +273,26 @@ class Stream(MethodView):
         versions after that one); then one `view` event per new version, `id:` being the version. Versions that
         follow each other quickly may come as one event of the latest view. A comment line every 15 s keeps
         proxies from closing the connection. The stream ends after the event that shows `status: finished`.
-        Same authentication and redaction as `GET /v1/games/{game_id}`.
+        Same authentication and redaction as `GET /v1/games/{game_id}`; once the token no longer holds its seat
+        (its player left, the seat changed hands or the AI plays it) the stream ends with an `event: revoked`
+        whose `data:` is the 401 error body with the `version` it happened at, before any view of that version.
         """
         record = services().records.load(game_id)
-        seat = viewer_seat(record)  # credentials of no seat answer 401 before the stream starts
+        who = reader(record)  # credentials of no seat answer 401 before the stream starts
         revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
         services().dispatcher.check_room()  # a full process answers 503 now, not an empty stream
         after = headers.get("last_event_id", query.get("after_version"))
-        events = stream_with_context(view_events(record, seat, after))
+        events = stream_with_context(view_events(record, who, after))
         return Response(events, mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iterator[str]:
+def view_events(record: GameRecord, who: Reader, after: int | None) -> Iterator[str]:
     """The SSE text of a stream from `record` on: `id: V`, `event: view`, `data: <view JSON>` per new version.
 
     Ends after the finished view, when the game is gone, when Redis fails (the client reconnects with
-    `Last-Event-ID`) or when the process shuts down (service/gunicorn_worker.py drains it).
+    `Last-Event-ID`) or when the process shuts down (service/gunicorn_worker.py drains it); and with
+    `event: revoked` (no `id:`) as soon as a version read shows that `who`'s token no longer reads its seat.
     """
     schema = ViewSchema()
     keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
@@ -293,14 +304,19 @@ def view_events(record: GameRecord, seat: int | None, after: int | None) -> Iter
     yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
     try:
         while True:
+            if not who.still_reads(record):  # checked on the record the view would be built from: no extra read
+                message = f"this token no longer holds seat {who.seat} of this game"
+                data = json.dumps(envelope(401, "unauthorized", message, version=record.version), separators=(",", ":"))
+                yield f"event: revoked\ndata: {data}\n\n"
+                return
             if sent is None or record.version > sent:
-                data = json.dumps(schema.dump(view_of(record, seat)), separators=(",", ":"))
+                data = json.dumps(schema.dump(view_of(record, who.seat)), separators=(",", ":"))
                 yield f"id: {record.version}\nevent: view\ndata: {data}\n\n"
                 sent = record.version
             if record.status == Status.FINISHED and sent >= record.version:
                 return
-            if seat is not None:
-                mark_present(record, seat)  # a player holding a stream is here (its one request is long)
+            if who.seat is not None:
+                mark_present(record, who.seat)  # a player holding a stream is here (its one request is long)
             version = wait_for_version(record, sent, keepalive)
             if dispatcher.draining.is_set():
                 return
@@ -348,10 +364,11 @@ class Actions(MethodView):
             if idempotent is not None:
                 idempotent.release()  # rejected: nothing applied, the key may be used again
             raise
+        reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
         try:
-            view = view_of(new_record, seat)
+            view = view_of(new_record, reads)
         except STORE_ERRORS:  # the move is stored: answer it, without `pending_ai`
-            view = game_view(new_record, seat, [])
+            view = game_view(new_record, reads, [])
         if idempotent is not None:
             idempotent.remember(view, current_app.config["IDEMPOTENCY_TTL_SECONDS"])
         return view, 200, {"ETag": f'"{new_record.version}"'}
@@ -408,9 +425,11 @@ class Events(MethodView):
         Oldest first, each `{version, type, ...}`; a seat sees its own private fields, a spectator only public ones.
         """
         record = services().records.load(game_id)
-        seat = viewer_seat(record)
+        seat = reader(record).seat
         stored_events = services().store.events(game_id)
-        events = [event_view(stored, seat) for stored in stored_events if stored["version"] > query["after"]]
+        # only up to the version whose seats were checked: a later one may have handed the seat to someone else
+        events = [event_view(stored, seat) for stored in stored_events
+                  if query["after"] < stored["version"] <= record.version]
         return {"game_id": game_id, "version": record.version, "events": events}
 
 
@@ -438,9 +457,9 @@ class Leave(MethodView):
         While it is waiting, your seat is open again and your token stops working (a private game's seat gets
         back the invitation code that took it; the creator's seat, which no code took, a fresh one, shown as
         `invites` in the views of the players still seated); if you were its last seated player, the game is
-        deleted. While it
-        is active, leaving is resigning (Talmut: the easy AI plays your seat on, talmut.md §3.17). Leaving again
-        once your Talmut seat is the AI's changes nothing.
+        deleted. While it is active, leaving is resigning (Talmut: the easy AI plays your seat on, talmut.md §3.17,
+        and your token reads only the spectator view). Leaving again once your Talmut seat is the AI's changes
+        nothing. Your streams and long-polls held meanwhile end (`event: revoked`, 401).
         """
         def attempt() -> dict[str, Any]:
             record = services().records.load(game_id)

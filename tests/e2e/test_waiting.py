@@ -78,15 +78,17 @@ def answered(connections: list[http.client.HTTPConnection], within: float) -> in
 
 
 def sse_events(response: requests.Response) -> Iterator[dict[str, Any]]:
-    """The events of a `text/event-stream` response: `{"id": int, "event": str, "data": dict}`.
+    """The events of a `text/event-stream` response: `{"id": int | None, "event": str, "data": dict}`.
 
-    Comments and the opening `retry:` (how soon to reconnect) carry no data and are no events.
+    Comments and the opening `retry:` (how soon to reconnect) carry no data and are no events; a `revoked` event
+    has no `id:` (None).
     """
     fields: dict[str, str] = {}
     for line in response.iter_lines(decode_unicode=True):
         if line == "":
             if "data" in fields:
-                yield {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
+                number = int(fields["id"]) if "id" in fields else None
+                yield {"id": number, "event": fields["event"], "data": json.loads(fields["data"])}
             fields = {}
         elif not line.startswith(":"):
             name, _, value = line.partition(": ")

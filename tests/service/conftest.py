@@ -6,6 +6,7 @@ AI turns run through the real job code with RQ's `SimpleWorker` in burst mode (`
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -128,12 +129,26 @@ class Api:
             self.worker.work(burst=True, logging_level="WARNING", with_scheduler=True)
 
 
-@pytest.fixture
-def api(redis_connection: redis.Redis) -> Iterator[Api]:
-    prefix = f"test-{uuid.uuid4().hex[:12]}"
+@contextlib.contextmanager
+def running_app(connection: redis.Redis, prefix: str) -> Iterator[Api]:
+    """An app and its test client under key prefix and RQ queue `prefix`; its keys are deleted afterwards."""
     app = create_app({"REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": prefix, "RQ_QUEUE": prefix, "TESTING": True})
     try:
-        yield Api(app, redis_connection)
+        yield Api(app, connection)
     finally:
-        delete_test_keys(redis_connection, prefix)
+        delete_test_keys(connection, prefix)
         app.extensions["cardroom"].store.client.close()
+
+
+@pytest.fixture(scope="module")
+def shared_api() -> Iterator[Api]:
+    """One app for a whole test module: hypothesis runs all its examples in one test call, where a function-scoped
+    `api` would be shared by them anyway (and hypothesis refuses that)."""
+    with running_app(redis_client(os.environ["REDIS_URL"]), f"test-shared-{uuid.uuid4().hex[:8]}") as shared:
+        yield shared
+
+
+@pytest.fixture
+def api(redis_connection: redis.Redis) -> Iterator[Api]:
+    with running_app(redis_connection, f"test-{uuid.uuid4().hex[:12]}") as one:
+        yield one

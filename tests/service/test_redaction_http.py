@@ -8,9 +8,7 @@ an error it provokes by posting another seat's move, or in the payload of an AI 
 
 from __future__ import annotations
 
-import os
 import random
-import uuid
 from typing import Any
 
 import pytest
@@ -20,24 +18,12 @@ from rq.registry import ScheduledJobRegistry
 
 from engine import GAMES
 from engine.redaction import codes_in
-from service.app import create_app
-from service.config import redis_client
-from tests.service.conftest import Api, delete_test_keys
+from tests.service.conftest import Api
 
-PREFIX = f"test-redact-{uuid.uuid4().hex[:8]}"
 STEPS = 40
 """Steps per random game: enough for the deal, takes, powers and matches to happen; whole games run in e2e."""
 SEATS = {"durak": [2], "svoi_koziri": [2], "tadmur": [2], "talmut": [3, 4]}
 """Talmut is slow at 8 seats: 3-4 here (its engine properties cover 8)."""
-
-
-@pytest.fixture(scope="module")
-def shared_api() -> Any:
-    connection = redis_client(os.environ["REDIS_URL"])
-    app = create_app({"REDIS_URL": os.environ["REDIS_URL"], "KEY_PREFIX": PREFIX, "RQ_QUEUE": PREFIX, "TESTING": True})
-    yield Api(app, connection)
-    delete_test_keys(connection, PREFIX)
-    app.extensions["cardroom"].store.client.close()
 
 
 def hidden(game_id: str, api: Api, viewer: int | None) -> set[str]:

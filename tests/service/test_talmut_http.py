@@ -350,7 +350,8 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     """talmut.md §8.12, §3.17: the resigned seat becomes an `easy` AI and plays on; the game ends with one left."""
     game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
     view = play(api, game_id, tokens, "s2 resign")
-    assert view["status"] == "active"
+    # the seat is the AI's now: the resignation's answer and the token's reads are the spectator view (issue 43)
+    assert (view["status"], view["you"], api.view(game_id, tokens[2]).json["you"]) == ("active", None, None)
     assert view["seats"][2].pop("last_seen") is not None  # the resigning request: the player is still watching
     assert view["seats"][2] == {
         "seat": 2,
