@@ -17,14 +17,17 @@ export async function openTable(main, gameId, seatWanted) {
   const seat = seatWanted in held ? seatWanted : Object.keys(held).sort()[0];
   const token = seat === undefined ? null : held[seat];
   const view = await api.view(gameId, token);
-  new Table(main, view, token).start();
+  new Table(main, view, token, seat === undefined ? null : Number(seat)).start();
 }
 
 class Table {
-  constructor(main, view, token) {
+  constructor(main, view, token, seat) {
     this.main = main;
     this.view = view;
     this.token = token;
+    // the seat this browser's token was given for: once the seat is the AI's (a resigned Talmut seat), the token
+    // reads the spectator view (`you` null), and only this says whose seat it was
+    this.seat = seat;
     this.renderer = RENDERERS[view.game];
     this.busy = false;
     this.selection = null; // a renderer's half-made choice (Talmut's first card of a blind swap)
@@ -236,7 +239,7 @@ class Table {
     if (view.status === "waiting") return t("hint.waiting");
     if (view.status === "finished") return t("hint.finished");
     // a resigned Talmut seat plays on as an AI (talmut.md §3.17): nothing is left for this page to do
-    if (view.you !== null && view.seats[view.you].resigned) return t("hint.resigned");
+    if (this.seat !== null && view.seats[this.seat]?.resigned) return t("hint.resigned");
     return this.renderer.hint(view, this);
   }
 
