@@ -83,6 +83,8 @@ def reading_seat(record: GameRecord, seat: int) -> int | None:
 def player_seat(record: GameRecord) -> int:
     """The seat of the request's token, whose presence it records; 401 `unauthorized` without one or of no seat.
 
+    The 401's message says which: no bearer token (none sent, or another scheme), or a token of no seat.
+
     Every authenticated request counts as the seat being present (`mark_present`): the view's `last_seen`, so
     clients can show that a player went away.
     """
@@ -100,7 +102,9 @@ def _token_seat(record: GameRecord) -> tuple[int, str]:
     token_hash = None if token is None else hash_token(token)
     seat = None if token_hash is None else seat_for_hash(record, token_hash)
     if seat is None or token_hash is None:
-        unauthorized("this token holds no seat of this game")
+        # no token is not a wrong token: the client must learn what to send
+        unauthorized("this token holds no seat of this game" if token is not None else
+                     "a bearer token is required: send Authorization: Bearer <player_token>")
     mark_present(record, seat)
     return seat, token_hash
 

@@ -11,13 +11,14 @@ rebuilt stock is drawn card by card.
 from __future__ import annotations
 
 import json
-import time
+import math
 from types import SimpleNamespace
 
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service import turns
+from service.clocks import utc_iso
 from service.store import GameRecord
 from tests.engine.talmut.notation import E1, E2, E3, E4, action, legal
 
@@ -42,6 +43,11 @@ def refused(api, game_id, token, text, status, error):
     api.refused(game_id, token, action(text), status, error)
 
 
+def window(rank, last_thrower, *wrong_matchers):
+    """The view's `window` (talmut.md §6.7): rank, last thrower, the seats that matched wrong in it (§3.11)."""
+    return {"rank": rank, "last_thrower": last_thrower, "wrong_matchers": list(wrong_matchers)}
+
+
 def state(api, game_id, token=None):
     return api.view(game_id, token).json["state"]
 
@@ -49,6 +55,14 @@ def state(api, game_id, token=None):
 def every_view(api, game_id, tokens):
     """Each seat's view (with its token), then a spectator's (no token)."""
     return [api.view(game_id, token).json for token in [*tokens, None]]
+
+
+def game_as_seen(api, game_id, tokens):
+    """What each seat and a spectator see of the game (`every_view` without `last_seen`, which each request moves)."""
+    return [
+        {key: view[key] for key in ("version", "to_act", "legal_actions", "state", "result")}
+        for view in every_view(api, game_id, tokens)
+    ]
 
 
 def slot(shown, where):
@@ -119,18 +133,18 @@ def test_sota_and_powers_only_from_the_stock(api):
     view = play(api, game_id, tokens, "s0 peek 2.2")
     assert slot(view["state"], "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0]}
     assert slot(state(api, game_id, tokens[1]), "2.2") == hidden(2, [0])
-    assert view["state"]["window"] == {"rank": "10", "last_thrower": 0} and view["to_act"] == [1, 2]
+    assert view["state"]["window"] == window("10", 0) and view["to_act"] == [1, 2]
     check_legal(api, game_id, tokens, "", "draw stock, draw discard, call, match 0-3, resign", "match 0-3, resign")
     play(api, game_id, tokens, "s1 draw discard")
     for view in every_view(api, game_id, tokens):
         assert view["state"]["drawn"] == {"source": "discard", "card": "10O"} and view["to_act"] == [1]
     shown = play(api, game_id, tokens, "s1 discard")["state"]
     assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, 2)
-    assert shown["window"] == {"rank": "10", "last_thrower": 1}
+    assert shown["window"] == window("10", 1)
     assert play(api, game_id, tokens, "s2 draw stock")["state"]["drawn"] == {"source": "stock", "card": "11O"}
     shown = play(api, game_id, tokens, "s2 swap 0")["state"]
     assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, 0)
-    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == {"rank": "11", "last_thrower": 2}
+    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == window("11", 2)
     assert slot(shown, "2.0") == {"position": 0, "empty": False, "card": "11O", "seen_by": [2]}
 
 
@@ -140,23 +154,24 @@ def test_wrong_match_penalty_and_closed_window(api):
     assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "10O"}
     view = play(api, game_id, tokens, "s0 swap 0")
     assert view["to_act"] == [1, 2] and view["state"]["discard"] == ["3C", "7C"]
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert view["state"]["window"] == window("7", 0)
     assert slot(view["state"], "0.0") == {"position": 0, "empty": False, "card": "10O", "seen_by": [0]}
     view = play(api, game_id, tokens, "s1 match 1")
     assert slot(view["state"], "1.1") == {"position": 1, "empty": False, "card": "5B", "seen_by": [0, 1, 2]}
     assert slot(view["state"], "1.4") == hidden(4)
     assert view["state"]["stock_size"] == 25 and view["seats"][1]["hand_size"] == 5 and view["to_act"] == [1, 2]
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert view["state"]["window"] == window("7", 0, 1)
     assert slot(state(api, game_id), "1.1")["card"] is None  # spectators see no layout card
     view = play(api, game_id, tokens, "s2 match 1")
-    assert view["to_act"] == [0, 1] and view["state"]["window"] == {"rank": "7", "last_thrower": 2}
+    assert view["to_act"] == [0, 1] and view["state"]["window"] == window("7", 2, 1)
     assert view["state"]["discard"][-1] == "7E" and slot(view["state"], "2.1") == hidden(1, empty=True)
     refused(api, game_id, tokens[2], "match 0", 403, "not_your_turn")  # the last thrower is not in to_act
     check_legal(api, game_id, tokens, "match 0-3, resign")
     view = play(api, game_id, tokens, "s0 match 3")
     assert view["state"]["discard"] == ["3C", "7C", "7E", "7O"]
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert view["state"]["window"] == window("7", 0, 1)
     view = play(api, game_id, tokens, "s2 match 2")
+    assert view["state"]["window"] == window("7", 0, 1, 2) and view["to_act"] == [1]
     assert slot(view["state"], "2.1") == hidden(1) and view["state"]["stock_size"] == 24  # the penalty card
     assert slot(view["state"], "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0, 1, 2]}
     view = play(api, game_id, tokens, "s1 draw stock")
@@ -166,6 +181,28 @@ def test_wrong_match_penalty_and_closed_window(api):
     play(api, game_id, tokens, "s1 discard")  # penalty cards: 11O at 1.4, 12C at 2.1
     expected = cards("10O 3O 12B - / 2C 5B 6O 1B 11O / 11C 12C 4E 12O")
     assert reveal(api, game_id, tokens, caller=2) == expected
+
+
+def test_a_bot_gets_one_wrong_match_per_window(api):
+    """talmut.md §3.11, §7.23, §4.3: a bot posting the first match listed for it, twice in one window (E1, window
+    rank 7). Seat 2's first try (11C) is a wrong match; its second is refused with 403 (no longer in `to_act`),
+    the turn seat 1's second with 422, each changing nothing: the same version and the same views."""
+    game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")
+    for seat, error in ((2, (403, "not_your_turn")), (1, (422, "illegal_action"))):
+        first = api.legal(game_id, tokens[seat])
+        first_match = next(action for action in first if action["type"] == "match")
+        assert first_match == {"type": "match", "position": 0}
+        view = api.play(game_id, tokens, [(seat, first_match)])
+        assert seat in view["state"]["window"]["wrong_matchers"]
+        assert not [action for action in api.legal(game_id, tokens[seat]) if action["type"] == "match"]
+        before = game_as_seen(api, game_id, tokens)
+        body = api.refused(game_id, tokens[seat], {"type": "match", "position": 1}, *error)
+        assert game_as_seen(api, game_id, tokens) == before
+    assert body["message"] == "you matched wrong in this window already: one wrong match per window"
+    shown = state(api, game_id, tokens[0])
+    assert shown["window"] == window("7", 0, 1, 2) and shown["stock_size"] == 24  # a draw and two penalty cards
+    assert [seat["hand_size"] for seat in api.view(game_id).json["seats"]] == [4, 5, 5]
 
 
 def test_caballo_rey_knowledge_moves(api):
@@ -195,7 +232,7 @@ def test_caballo_rey_knowledge_moves(api):
     assert shown["phase"] == "exchange" and slot(shown, "1.0")["card"] == "12O"
     check_legal(api, game_id, tokens, None, None, "exchange 0.0-0.3, exchange 2.0-2.3, skip_power, resign")
     view = play(api, game_id, tokens, "s2 exchange 0.1")
-    assert view["state"]["window"] == {"rank": "12", "last_thrower": 2} and view["state"]["turn"] == 0
+    assert view["state"]["window"] == window("12", 2) and view["state"]["turn"] == 0
     for seat, card in ((0, "12O"), (1, None), (2, "12O"), (None, None)):
         shown = state(api, game_id, None if seat is None else tokens[seat])
         assert slot(shown, "0.1") == {"position": 1, "empty": False, "card": card, "seen_by": [0, 2]}, seat
@@ -212,7 +249,7 @@ def test_take_the_discard_and_throw_it_back(api):
         assert view["state"]["drawn"] == {"source": "discard", "card": "6B"} and view["state"]["discard"] == []
     shown = play(api, game_id, tokens, "s0 discard")["state"]
     assert (shown["discard"], shown["phase"], shown["power"], shown["turn"]) == (["6B"], "draw", None, 1)
-    assert shown["window"] == {"rank": "6", "last_thrower": 0}
+    assert shown["window"] == window("6", 0)
 
 
 def test_call_last_turns_and_next_round(api):
@@ -306,7 +343,7 @@ def test_game_end_over_two_rounds(api):
     """talmut.md §8.10, §5.4-§5.7: the same list deals round 2; a total reaches 50 and the lowest total wins."""
     game_id, tokens = api.create_humans(deck(E4), game=TALMUT, seats=3)
     assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "3O"}
-    assert play(api, game_id, tokens, "s0 discard")["state"]["window"] == {"rank": "3", "last_thrower": 0}
+    assert play(api, game_id, tokens, "s0 discard")["state"]["window"] == window("3", 0)
     assert play(api, game_id, tokens, "s1 call")["state"]["window"] is None
     view = play(api, game_id, tokens, "s2 draw stock, s2 discard, s0 draw stock, s0 discard")
     round_1 = {
@@ -383,22 +420,34 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     refused(api, game_id, tokens[2], "resign", 409, "game_finished")
 
 
-def test_ai_pause_is_scheduled_and_matchers_decide_at_once(api):
-    """talmut.md §3.18: 1 human + 2 AI; after the human's discard the AI turn seat is scheduled, not queued."""
-    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}]
+def test_the_pause_is_skipped_when_only_ai_seats_may_match_and_shown_when_a_human_may(api):
+    """talmut.md §3.18: 1 human + 2 `easy` seats. After the human's discard only the AI seat 2 may match: nobody can
+    use a pause (an AI decides at once), so the AI turn seat 1 is queued at once, after seat 2, and the view shows
+    no pause. After seat 1's turn the human may match: the AI turn seat 2 is scheduled, and the view's `ai_pauses`
+    says why and until when: when its job is due, match_pause_ms after the discard rounded up to a whole second."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]
     created = api.create(seats, game=TALMUT, deck=deck(E1), options={"match_pause_ms": 200})
     assert created.status_code == 201 and created.json["status"] == "active"
     game_id, token = created.json["game_id"], created.json["player_token"]
-    play(api, game_id, [token], "s0 draw stock, s0 swap 0")
-    version = api.view(game_id).json["version"]
+    view = play(api, game_id, [token], "s0 draw stock, s0 swap 0")
     scheduled = ScheduledJobRegistry(queue=api.services.queue)
-    assert scheduled.get_job_ids() == [f"ai-{game_id}-{version}-1"]
+    assert view["ai_pauses"] == [] and scheduled.get_job_ids() == []
+    version = view["version"]
+    assert api.services.queue.get_job_ids() == [f"ai-{game_id}-{version}-2", f"ai-{game_id}-{version}-1"]
     assert api.view(game_id).json["pending_ai"] == [1, 2]
-    due = scheduled.get_scheduled_time(scheduled.get_job_ids()[0]).timestamp()
-    assert 0.1 < due - time.time() <= 1.2  # at least the pause, rounded up to RQ's whole seconds
-    api.run_ai()  # seat 2 (random) decides at once whether to match, seat 1 draws when due
+    api.run_ai(with_scheduler=False)  # seat 2 passes (it knows none of its cards), seat 1 plays its turn
     view = api.view(game_id, token).json
-    assert view["version"] > version and view["state"]["round"] == 1
+    shown = view["state"]
+    assert (shown["turn"], shown["phase"], shown["window"]["last_thrower"]) == (2, "draw", 1)
+    due = math.ceil(api.services.store.load(game_id).ai_delays_since["2"] + 0.2)
+    assert view["ai_pauses"] == [{"seat": 2, "reason": "match_window", "until": utc_iso(due)}]
+    assert view["pending_ai"] == [2]
+    job_id = f"ai-{game_id}-{view['version']}-2"
+    assert scheduled.get_job_ids() == [job_id] and scheduled.get_scheduled_time(job_id).timestamp() == due
+    assert api.view(game_id).json["ai_pauses"] == view["ai_pauses"]  # the same for every viewer
+    api.run_ai()  # seat 2 draws when due
+    view = api.view(game_id, token).json
+    assert view["state"]["turn"] == 0 and view["ai_pauses"] == [] and view["pending_ai"] == []
 
 
 START = 2_000_000_000
@@ -433,20 +482,19 @@ def clocked_game(api, monkeypatch, seats):
 
 def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatch):
     """talmut.md §3.18: the AI turn seat waits match_pause_ms from the discard that opened the window. Matches
-    (§3.10, §3.11) make new versions while the window stays open but do not restart the pause; a match after the
-    pause finds the AI due at once; the next window starts a pause of its own. Times are RQ's whole seconds."""
+    (§3.10) make new versions while the window stays open but do not restart the pause; a match after the pause
+    finds the AI due at once; the next window starts a pause of its own. Times are RQ's whole seconds."""
     seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}]
     game_id, tokens, clock, due = clocked_game(api, monkeypatch, seats)
-    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: window {"7", 0}; seat 1 (AI) is to draw
+    view = play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: window {"7", 0}; seat 1 (AI) to draw
     assert due(1) == START + 2  # ceil(0.25 + 1.5)
+    assert view["ai_pauses"] == [{"seat": 1, "reason": "match_window", "until": utc_iso(START + 2)}]
     clock[0] = START + 1.0
-    play(api, game_id, tokens, "s2 match 0")  # 11C: wrong, a penalty card, the window stays open
+    view = play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower, seat 0 may match
     assert due(1) == START + 2  # not ceil(1.0 + 1.5) = 3
-    clock[0] = START + 1.75
-    play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower
-    assert due(1) == START + 2  # not ceil(1.75 + 1.5) = 4
+    assert view["ai_pauses"] == [{"seat": 1, "reason": "match_window", "until": utc_iso(START + 2)}]
     clock[0] = START + 2.5
-    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause
+    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause; seat 2 may match again
     job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], 1)
     assert job_id in api.services.queue.get_job_ids()
     assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
@@ -455,6 +503,22 @@ def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatc
     view = play(api, game_id, tokens, "s2 draw stock, s2 swap 2, s0 draw stock, s0 swap 2")
     assert view["state"]["turn"] == 1 and view["state"]["window"]["last_thrower"] == 0
     assert due(1) == START + 12  # ceil(10.25 + 1.5)
+
+
+def test_a_wrong_match_of_the_last_human_who_may_match_ends_the_pause(api, monkeypatch):
+    """talmut.md §3.18, §3.11: the pause is for the humans who may match. Seat 2, the only one, matches wrong at
+    1.0 (it may not match again in this window): nobody can use the rest of the pause, so the AI turn seat 1 is
+    due at once, not at 2, and the view shows no pause."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}]
+    game_id, tokens, clock, due = clocked_game(api, monkeypatch, seats)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: seat 0 threw last, seat 2 may match
+    assert due(1) == START + 2
+    clock[0] = START + 1.0
+    view = play(api, game_id, tokens, "s2 match 0")  # 11C: wrong
+    assert view["state"]["window"] == window("7", 0, 2) and view["ai_pauses"] == []
+    job_id = turns.ai_job_id(game_id, view["version"], 1)
+    assert job_id in api.services.queue.get_job_ids()
+    assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
 
 
 def test_a_turn_seat_that_resigns_hands_its_ai_the_running_pause(api, monkeypatch):
