@@ -16,6 +16,7 @@ included, which gunicorn answers 501), closing the connection as gunicorn does.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from http import HTTPStatus
 from typing import Any
@@ -60,6 +61,30 @@ def error_response(status: int, message: str) -> bytes:
     return head.encode("latin-1") + body
 
 
+def closing_after_an_unread_body(app: Callable[..., Any]) -> Callable[..., Any]:
+    """The WSGI app `app`, its answer said `Connection: close` when the request's body could not be read.
+
+    gunicorn decodes a chunked body while the app reads it; a malformed chunk raises there (service/limits.py
+    answers 400), and gunicorn then closes the connection, since where the next request starts is unknown
+    (`Body.failed`). Its response header would still say keep-alive, and a request pipelined behind would go
+    unanswered: RFC 9112 §9.6 asks the server to say `close` first. The app cannot say it (gunicorn drops a hop-by-hop
+    `Connection` of the app's), so the response is told here, through `force_close` of gunicorn's `Response`, whose
+    bound `start_response` the app is called with.
+    """
+
+    def serve(environ: dict[str, Any], start_response: Any) -> Any:
+        body = environ.get("wsgi.input")  # gunicorn's, kept here: the app may put another in `environ`
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            if getattr(body, "failed", False):
+                start_response.__self__.force_close()
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return serve
+
+
 def _drain() -> None:
     # imported here, in the worker once gevent has patched it: gunicorn's master loads this module too, and must
     # not import redis (gevent would then leave modules unpatched)
@@ -71,6 +96,9 @@ def _drain() -> None:
 class GeventWorker(ggevent.GeventWorker):
     """`gunicorn.workers.ggevent.GeventWorker` with the drain on shutdown and gunicorn's refusals in JSON."""
 
+    wsgi: Callable[..., Any]
+    """The WSGI app gunicorn calls (set by gunicorn's `load_wsgi`)."""
+
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop gracefully, answering the waiting clients first."""
         super().handle_exit(sig, frame)
@@ -80,6 +108,11 @@ class GeventWorker(ggevent.GeventWorker):
         """SIGINT, SIGQUIT: stop quickly, answering the waiting clients first."""
         super().handle_quit(sig, frame)
         gevent.spawn(_drain)
+
+    def load_wsgi(self) -> None:
+        """The app, saying `Connection: close` after a body it could not read (`closing_after_an_unread_body`)."""
+        super().load_wsgi()
+        self.wsgi = closing_after_an_unread_body(self.wsgi)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """A request gunicorn refused while reading it (`refused_status`): the JSON envelope.

@@ -142,8 +142,11 @@ def test_a_transfer_coding_other_than_chunked_alone_is_refused_in_the_json_envel
 ], ids=["header name", "request line", "chunk size", "chunk terminator"])
 def test_a_request_gunicorn_cannot_parse_gets_the_json_envelope(stack: Stack, request_bytes: bytes) -> None:
     """gunicorn's HTML 400 before the app (header, request line); a 500 `internal_error` for a malformed chunk,
-    which gunicorn meets while the app reads the body."""
+    which gunicorn meets while the app reads the body. gunicorn then closes the connection (where the next request
+    starts is unknown), so the answer says `Connection: close` (a malformed chunk's said keep-alive: a request
+    pipelined after it was dropped unanswered)."""
     answered, headers, data = raw(stack, request_bytes)
     assert (answered, headers["content-type"]) == (400, "application/json"), data[:300]
+    assert headers["connection"].lower() == "close"
     body = json.loads(data)
     assert (body["code"], body["error"]) == (400, "invalid_request") and body["message"]
