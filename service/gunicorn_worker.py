@@ -10,12 +10,14 @@ gunicorn parses the request line and the headers itself and answers what it cann
 request): beyond its limits of service/gunicorn_conf.py, a malformed line or header, a refused transfer coding.
 `GeventWorker.handle_error` answers those with the envelope of service/errors.py instead (shared/API.md's error
 table: 414 and 431 `invalid_request`, and 400 `invalid_request` for the rest, a refused transfer coding
-included, which gunicorn answers 501), closing the connection as gunicorn does.
+included, which gunicorn answers 501), closing the connection as gunicorn does. gunicorn also calls it for a
+malformed chunk in the unread rest of a body it discards after the answer: that request is not answered twice.
 """
 
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Callable
 from datetime import datetime
 from http import HTTPStatus
@@ -24,6 +26,7 @@ from typing import Any
 import gevent
 from gunicorn import util
 from gunicorn.http import errors
+from gunicorn.http.parser import Parser
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers import ggevent
 
@@ -47,6 +50,15 @@ def refused_status(exc: BaseException) -> int | None:
     if not isinstance(exc, errors.ParseException) or isinstance(exc, LEFT_TO_GUNICORN):
         return None
     return next((status for kind, status in REFUSED_STATUS.items() if isinstance(exc, kind)), 400)
+
+
+def while_discarding(exc: BaseException) -> bool:
+    """Whether gunicorn raised `exc` while it discarded the unread rest of a body (its parser's `finish_body`).
+
+    That request was answered already (a 413 after reading up to the limit, service/limits.py): gunicorn then
+    closes the connection, and must not answer it again; the next request was not read yet.
+    """
+    return any(frame.f_code is Parser.finish_body.__code__ for frame, _ in traceback.walk_tb(exc.__traceback__))
 
 
 def error_response(status: int, message: str) -> bytes:
@@ -117,8 +129,12 @@ class GeventWorker(ggevent.GeventWorker):
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """A request gunicorn refused while reading it (`refused_status`): the JSON envelope.
 
-        Logged as gunicorn logs it (a warning, and the access line); any other error as gunicorn answers it.
+        Logged as gunicorn logs it (a warning, and the access line); any other error as gunicorn answers it. An
+        error in the unread rest of a body already answered (`while_discarding`) is logged, and not answered.
         """
+        if while_discarding(exc):
+            self.log.warning("Invalid request body from ip=%s, after its answer: %s", (addr or ("",))[0], exc)
+            return  # the connection is closed once this returns
         status = refused_status(exc)
         if status is None:
             super().handle_error(req, client, addr, exc)
