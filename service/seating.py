@@ -84,7 +84,7 @@ def invite_of(record: GameRecord, code: str | None) -> str | None:
             found = stored
     if found is None:
         raise InviteRequired("this game is private: its seats are taken with an unused invitation code from its "
-                             "creator")
+                             "creator or a player seated in it")
     return found
 
 
