@@ -30,6 +30,8 @@ from gunicorn.http.parser import Parser
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers import ggevent
 
+from service.logs import REQUEST_ID_HEADER, request_id_of
+
 REFUSED_STATUS: dict[type[Exception], int] = {
     errors.LimitRequestLine: 414,
     errors.LimitRequestHeaders: 431,
@@ -61,15 +63,20 @@ def while_discarding(exc: BaseException) -> bool:
     return any(frame.f_code is Parser.finish_body.__code__ for frame, _ in traceback.walk_tb(exc.__traceback__))
 
 
-def error_response(status: int, message: str) -> bytes:
-    """The whole HTTP/1.1 response of a refused request: the envelope of service/errors.py, `Connection: close`."""
+def error_response(status: int, message: str, request_id: str) -> bytes:
+    """The whole HTTP/1.1 response of a refused request: the envelope of service/errors.py, `Connection: close`.
+
+    With `request_id` as its `X-Request-ID`, which every response returns (service/logs.py).
+    """
     # the envelope's fields, written out: this module is loaded by gunicorn's master too, which must not import
-    # service/errors.py (flask, redis: gevent would leave modules unpatched); tests/e2e/test_http_limits.py holds
+    # service/errors.py (redis, through service/store.py: gevent would leave it unpatched; service/logs.py, which
+    # the master's logger is, imports no more than flask); tests/e2e/test_http_limits.py holds
     # both to the same fields
     body = json.dumps({"code": status, "status": HTTPStatus(status).phrase, "error": "invalid_request",
                        "message": message}).encode()
     head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{REQUEST_ID_HEADER}: {request_id}\r\n"
+            "\r\n")
     return head.encode("latin-1") + body
 
 
@@ -141,14 +148,16 @@ class GeventWorker(ggevent.GeventWorker):
             return
         started = datetime.now()
         addr = addr or ("", -1)  # a unix socket
-        self.log.warning("Invalid request from ip=%s: %s", addr[0], exc)
+        request_id = request_id_of(None)  # a new one: the request's own headers were not read, or not all
+        self.log.warning("Invalid request from ip=%s: %s", addr[0], exc, extra={"request_id": request_id})
         if req is None and isinstance(exc, (errors.InvalidHeader, errors.InvalidHeaderName)):
             req = getattr(exc, "req", None)  # as gunicorn does: the request whose header was refused, to log it
-        response = error_response(status, f"the request was refused before it was read: {exc}")
+        response = error_response(status, f"the request was refused before it was read: {exc}", request_id)
         if req is not None:
             environ = default_environ(req, client, self.cfg)
             environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = addr[0], str(addr[1])
             logged = Response(req, client, self.cfg)
+            logged.headers = [(REQUEST_ID_HEADER, request_id)]
             logged.status = f"{status} {HTTPStatus(status).phrase}"
             logged.response_length = len(response)
             self.log.access(logged, req, environ, datetime.now() - started)

@@ -7,11 +7,13 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 
+from service.logs import REQUEST_ID_PATTERN
 from tests.e2e.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -113,6 +115,19 @@ def test_requests_beyond_the_line_and_header_limits_get_the_json_envelope(
     assert headers["content-type"] == "application/json"
     body = json.loads(data)
     assert body["code"] == status and body["error"] and body["message"]
+    assert_has_request_id(stack, headers)
+
+
+def assert_has_request_id(stack: Stack, headers: dict[str, str]) -> None:
+    """README "Operations": every response, errors included, returns its request id, which the log holds (the
+    access line; the warning for a request refused before its request line and headers were read)."""
+    assert REQUEST_ID_PATTERN.fullmatch(headers.get("x-request-id", "")), headers
+    logged = f'"request_id": "{headers["x-request-id"]}"'
+    for _ in range(100):  # gunicorn writes the access line just after the answer: 10 s is the hang guard
+        if logged in stack.logs["gunicorn"].read_text():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"no access line with the request id {headers['x-request-id']}")
 
 
 CREATE_BODY = json.dumps({"game": "durak", "seats": SEATS}).encode()
@@ -148,6 +163,7 @@ def test_a_request_gunicorn_cannot_parse_gets_the_json_envelope(stack: Stack, re
     answered, headers, data = raw(stack, request_bytes)
     assert (answered, headers["content-type"]) == (400, "application/json"), data[:300]
     assert headers["connection"].lower() == "close"
+    assert_has_request_id(stack, headers)
     body = json.loads(data)
     assert (body["code"], body["error"]) == (400, "invalid_request") and body["message"]
 
