@@ -84,7 +84,7 @@ def invite_of(record: GameRecord, code: str | None) -> str | None:
             found = stored
     if found is None:
         raise InviteRequired("this game is private: its seats are taken with an unused invitation code from its "
-                             "creator")
+                             "creator or a player seated in it")
     return found
 
 
@@ -139,9 +139,9 @@ def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict
 
     Waiting: the seat is open again, or the game is deleted when no other player sits in it (`outcome`
     "seat_freed" / "game_deleted", `version` None). A private game's seat gives back the invitation code that
-    took it; the creator's, which no code took, gets a fresh one, kept as it is in `invite_codes` for the players
-    still seated, whose views show it (`GameRecord.shown_invites`), so that every open seat has a code someone
-    holds. A rematch's seats stay its players' (service/rematch.py): a freed one gets none.
+    took it; the creator's, which no code took, gets a fresh one, kept as it is in `invite_codes`. The players
+    still seated are shown every unused code (`GameRecord.shown_invites`), so that every open seat has a code a
+    seated player holds. A rematch's seats stay its players' (service/rematch.py): a freed one gets none.
     Active: a resignation (Talmut: the easy AI plays the seat on, talmut.md §3.17; leaving again changes nothing).
 
     Raises:

@@ -260,9 +260,10 @@ class GameRecord:
 
     `clock` is the state of the game's clock at this version (service/clocks.py), None without `options.clock`.
     `visibility` is "public" (listed in the lobby) or "private"; `invites` holds the hashes of a private game's
-    unused invitation codes. `invite_codes` holds, as they are, the codes made when a seat that no code had taken
-    (its creator's) was freed (service/seating.py `leave`): its players still seated are shown them
-    (`shown_invites`), so the code itself is kept; like the hidden hands, it is only as safe as Redis. `rematch`
+    unused invitation codes. `invite_codes` holds, as they are, every code it made: those of its creation and
+    those made when a seat that no code had taken (its creator's) was freed (service/seating.py `leave`). Its
+    players still seated are shown the unused ones (`shown_invites`), so that no open seat waits for a code only a
+    player who left holds; like the hidden hands, a code is only as safe as Redis. `rematch`
     is `{"game_id": ...}` once a rematch of this finished game was created; `rematch_of` is the finished game's id
     in its rematch. Records stored before these fields existed load with their defaults.
 

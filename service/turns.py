@@ -82,7 +82,7 @@ def create_game(
     deck: list[str] | None = None,
     seed: int | None = None,
     visibility: str = "public",
-    invites: Sequence[str] = (),
+    invites: Sequence[tuple[str, str]] = (),
     rematch_of: str | None = None,
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
@@ -92,7 +92,8 @@ def create_game(
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
     neither, a random seed. `options.clock` is the service's, validated and in its stored form already
     (service/schemas/clock.py); the other options are the game's.
-    A "private" game is not listed; `invites` are the hashes of the codes that may take its open seats;
+    A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
+    open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
     `rematch_of` names the finished game whose rematch this is (service/rematch.py).
     shared/API.md "Resources".
 
@@ -126,7 +127,8 @@ def create_game(
         options=options,
         state=game.dump_state(state),
         visibility=visibility,
-        invites=list(invites),
+        invites=[code_hash for _, code_hash in invites],
+        invite_codes=[code for code, _ in invites],
         rematch_of=rematch_of,
     )
     record.decoded = state

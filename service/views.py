@@ -67,7 +67,7 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
         entry["clock"] = seat_clock
     extra = {}
     if seat is not None and (invites := record.shown_invites()) is not None:
-        extra["invites"] = invites  # to share: a code only the seated players are shown (service/seating.py leave)
+        extra["invites"] = invites  # to share: codes only the seated players are shown (service/seating.py leave)
     return {
         "game_id": record.game_id,
         "game": record.game,

@@ -159,7 +159,7 @@ class Games(MethodView):
         codes = invitations(seats) if private else []
         record = create_game(
             services().store, services().queue, body["game"], seats, body["options"], body.get("deck"),
-            body.get("seed"), body["visibility"], [code_hash for _, code_hash in codes],
+            body.get("seed"), body["visibility"], codes,
         )
         response = {**view_of(record, creator), "player_token": token}
         if private:
@@ -473,11 +473,11 @@ class Leave(MethodView):
         """Leave a game.
 
         While it is waiting, your seat is open again and your token stops working (a private game's seat gets
-        back the invitation code that took it; the creator's seat, which no code took, a fresh one, shown as
-        `invites` in the views of the players still seated); if you were its last seated player, the game is
-        deleted. While it is active, leaving is resigning (Talmut: the easy AI plays your seat on, talmut.md §3.17,
-        and your token reads only the spectator view). Leaving again once your Talmut seat is the AI's changes
-        nothing. Your streams and long-polls held meanwhile end (`event: revoked`, 401).
+        back the invitation code that took it; the creator's seat, which no code took, a fresh one; the views of
+        the players still seated show every unused code as `invites`); if you were its last seated player, the
+        game is deleted. While it is active, leaving is resigning (Talmut: the easy AI plays your seat on,
+        talmut.md §3.17, and your token reads only the spectator view). Leaving again once your Talmut seat is the
+        AI's changes nothing. Your streams and long-polls held meanwhile end (`event: revoked`, 401).
         """
         def attempt() -> dict[str, Any]:
             record = services().records.load(game_id)

@@ -279,9 +279,9 @@ class GameViewSchema(ma.Schema):
         fields.String(),
         metadata={"description": "a private game's invitation codes, each seating one player once (in the seat "
                   "that player asks for or the lowest open one). Creating the game: one per open seat. In a seated "
-                  "player's view while the game waits (absent from other views): the unused codes made when its "
-                  "creator left, one for the seat freed, to share; the codes of creation are shown only to the "
-                  "creator, once"},
+                  "player's view while the game waits (absent from other views and a rematch's): every unused "
+                  "code, one per open seat, to share (those of creation, a leaver's given back, a fresh one for "
+                  "the seat of a creator who left)"},
     )
 
 

@@ -396,41 +396,36 @@ def test_every_open_seat_of_a_private_game_has_a_code_whatever_the_order_of_join
     stack: Stack, order: tuple[str, ...]
 ) -> None:
     """Issue 43 point 3: when the creator, whose seat no code took, left after another player joined, its seat had
-    no code and the game waited for ever (403 `invite_required`). Now it gets a fresh one, shown in the views of
-    the players still seated (only theirs). Whatever the order, the codes that its players hold (those of
-    creation, given back by a leaver) and those the seated players are shown are exactly one per open seat, and
-    taking them starts the game; a game its last player left is gone."""
+    no code and the game waited for ever (403 `invite_required`). Now it gets a fresh one, and every unused code
+    is shown in the views of the players still seated (only theirs): a code only a player who left holds (the
+    creator's codes of creation, a leaver's code given back) would leave its seat open for ever too. Whatever the
+    order, the codes the seated players are shown are exactly one per open seat, and taking them starts the game;
+    a game its last player left is gone."""
     game = create(stack, [{"kind": "human", "name": "Ann"}] + [{"kind": "human"}] * (INVITED_SEATS - 1),
                   game="talmut", visibility="private")
     game_id = game["game_id"]
-    held = list(game["invites"])  # shared by the creator: codes of creation, and those given back by leavers
-    seated: dict[int, tuple[str, str | None]] = {0: (game["player_token"], None)}  # seat: (token, its code)
-
-    def shown() -> list[str]:
-        """The codes the seated players are shown, the same for each; none in the spectator view."""
-        views = [view(stack, game_id, token).json() for token, _ in seated.values()]
-        assert "invites" not in view(stack, game_id).json()
-        assert len({json.dumps(seen.get("invites")) for seen in views}) == 1, views
-        return views[0]["invites"]
+    seated = {0: game["player_token"]}  # seat: token
 
     def codes_now() -> list[str]:
-        codes = held + [code for code in shown() if code not in held]
-        open_seats = [entry["seat"] for entry in view(stack, game_id).json()["seats"] if entry["open"]]
+        """The codes the seated players are shown, the same for each, one per open seat; none to a spectator."""
+        views = [view(stack, game_id, token).json() for token in seated.values()]
+        assert "invites" not in view(stack, game_id).json()
+        assert len({json.dumps(seen.get("invites")) for seen in views}) == 1, views
+        codes = views[0]["invites"]
+        open_seats = [entry["seat"] for entry in views[0]["seats"] if entry["open"]]
         assert len(codes) == len(set(codes)) == len(open_seats), (codes, open_seats)
         return codes
 
+    assert codes_now() == game["invites"]  # the creator's view shows the codes its creation returned
     for step in order:
         if step == "join":
-            code = codes_now()[0]
-            taken = join(stack, game_id, f"P{len(seated)}", invite=code)
+            taken = join(stack, game_id, f"P{len(seated)}", invite=codes_now()[0])
             assert taken.status_code == 201, taken.text
-            held = [other for other in held if other != code]
-            seated[taken.json()["you"]] = (taken.json()["player_token"], code)
+            seated[taken.json()["you"]] = taken.json()["player_token"]
         else:
-            token, given_back = seated.pop(int(step.split()[1]))
+            token = seated.pop(int(step.split()[1]))
             left = requests.post(f"{stack.base_url}/v1/games/{game_id}/leave", headers=bearer(token), timeout=10)
             assert left.json()["outcome"] == ("seat_freed" if seated else "game_deleted"), left.text
-            held += [given_back] if given_back is not None and given_back not in held else []
     if not seated:
         assert view(stack, game_id).status_code == 404
         return
@@ -439,7 +434,7 @@ def test_every_open_seat_of_a_private_game_has_a_code_whatever_the_order_of_join
         assert taken.status_code == 201, taken.text
     final = view(stack, game_id).json()
     assert (final["status"], [entry["open"] for entry in final["seats"]]) == ("active", [False] * INVITED_SEATS)
-    assert "invites" not in view(stack, game_id, next(iter(seated.values()))[0]).json()
+    assert "invites" not in view(stack, game_id, next(iter(seated.values()))).json()
 
 
 def test_the_waiters_of_a_game_its_last_player_left_are_answered_at_once(stack: Stack) -> None:
