@@ -34,7 +34,7 @@ from engine.protocol import Action, Event, capabilities
 from service import clocks
 from service.config import lifetimes
 from service.game_metrics import count_action
-from service.scheduling import enqueue_once
+from service.scheduling import JobQueue, enqueue_once
 from service.store import STORE_ERRORS, GameRecord, GameStore, SeatRecord, Status
 from service.views import stored_event
 
@@ -45,6 +45,10 @@ AI_JOB_TIMEOUT_SECONDS = 60
 """RQ's hard limit on one AI turn: far above every level's wall-time safety cap (engine.ai.search.BUDGETS)."""
 AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
 """The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
+AI_JOB_FAILURE_TTL_SECONDS = 3600
+"""How long the queue's Redis keeps a failed AI turn (its hash with the traceback, RQ's failed registry): long
+enough to look at it (`rq info`), short enough that a run of failures does not fill that Redis (RQ's default is a
+year). Its failure callback has played a fallback move already, and the sweep revives a failed turn that did not."""
 log = logging.getLogger(__name__)
 
 
@@ -57,7 +61,7 @@ def make_queue(connection: redis.Redis, name: str) -> Queue:
 
     `connection` is RQ's Redis (`RQ_REDIS_URL`, else `REDIS_URL`), never a Redis Cluster (rq/rq#1048).
     """
-    return Queue(name, connection=connection, serializer="json")
+    return JobQueue(name, connection=connection, serializer="json")
 
 
 def ai_job_id(game_id: str, version: int, seat: int) -> str:
@@ -266,6 +270,9 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     on meanwhile, the job finds a newer version and does nothing. RQ keeps scheduled times in whole seconds and
     polls once a second, so the due time is rounded up to a whole second: the wait is never shorter than asked
     (fair to the humans who may match) and at most about two seconds longer.
+
+    A job keeps no result (`result_ttl=0`: the worker deletes it once it returns; its result is the game's next
+    version, never read from RQ), and a failed one is kept `AI_JOB_FAILURE_TTL_SECONDS`.
     """
     delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
@@ -277,7 +284,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
         enqueue_once(
             queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
             args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,
-            on_failure=Callback(AI_JOB_FAILED),
+            on_failure=Callback(AI_JOB_FAILED), result_ttl=0, failure_ttl=AI_JOB_FAILURE_TTL_SECONDS,
         )
 
 
@@ -310,8 +317,8 @@ def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
 
     if status == JobStatus.STARTED:
         return age(job.last_heartbeat or job.started_at) < stale_seconds
-    if status == JobStatus.QUEUED:
-        return queue.get_job_position(job.id) is not None or age(job.enqueued_at) < stale_seconds
+    if status == JobStatus.QUEUED:  # the age first: it needs no command
+        return age(job.enqueued_at) < stale_seconds or queue.get_job_position(job.id) is not None
     if status == JobStatus.SCHEDULED:
         try:
             due = ScheduledJobRegistry(queue=queue).get_scheduled_time(job)
@@ -355,9 +362,9 @@ def revive_ai_turns(
     The worker's sweep (worker/sweeper.py) runs this over every active game, and a view of the game runs it for
     that game. The move is still made exactly once: the new job, like any, applies its move with the version
     check, so a job that was only slow loses the compare-and-set. A finished job is not revived (it played, or
-    found nothing to do), nor a seat listed only for optional actions (a Talmut match nobody waits for); each turn
-    is revived at most `MAX_REVIVES` times, at most once per `stale_seconds`, so a job that always fails stops.
-    Returns the seats enqueued again.
+    found nothing to do; an AI turn, which keeps no result, is gone once it ends), nor a seat listed only for
+    optional actions (a Talmut match nobody waits for); each turn is revived at most `MAX_REVIVES` times, at most
+    once per `stale_seconds`, so a job that always fails stops. Returns the seats enqueued again.
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
     revived = []
