@@ -34,7 +34,7 @@ from engine.protocol import Action, Event, capabilities
 from service import clocks
 from service.config import lifetimes
 from service.game_metrics import count_action
-from service.scheduling import JobQueue, enqueue_once
+from service.scheduling import JobQueue, Queues, enqueue_once
 from service.store import STORE_ERRORS, GameRecord, GameStore, SeatRecord, Status
 from service.views import stored_event
 
@@ -79,7 +79,7 @@ class InvalidSetup(Exception):
 
 def create_game(
     store: GameStore,
-    queue: Queue,
+    queues: Queues,
     game_name: str,
     seats: list[SeatRecord],
     options: dict[str, object],
@@ -134,14 +134,14 @@ def create_game(
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
-    wake_ai(store, queue, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
-    clocks.schedule_timeouts(queue, store.prefix, record)
+    wake_ai(store, queues, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
+    clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
     return record
 
 
 def play(
     store: GameStore,
-    queue: Queue,
+    queues: Queues,
     record: GameRecord,
     seat: int,
     action: Action,
@@ -187,19 +187,19 @@ def play(
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
     store.save(new_record, record.version, stored,
                also=lambda pipe: count_action(pipe, store.prefix, record.game, action["type"], notes, decision))
-    wake_ai(store, queue, new_record)
+    wake_ai(store, queues, new_record)
     return new_record
 
 
-def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
-    """Enqueue the AI turns due after a write that is already stored.
+def wake_ai(store: GameStore, queues: Queues, record: GameRecord) -> None:
+    """Enqueue the AI turns (and clock timeouts) due after a write that is already stored, on the game's queue.
 
     A Redis failure now must not turn the committed move into a 503 ("nothing was changed" would be false): the
     view or the worker's sweep enqueues the turn later (`revive_ai_turns`).
     """
     try:
-        enqueue_ai_turns(store, queue, record)
-        clocks.schedule_timeouts(queue, store.prefix, record)
+        enqueue_ai_turns(store, queues, record)
+        clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
     except STORE_ERRORS:
         log.warning("game %s version %s: AI turn or timeout not enqueued, left to the sweep", record.game_id,
                     record.version, exc_info=True)
@@ -217,7 +217,7 @@ def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
     return seats
 
 
-def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
+def record_change(store: GameStore, queues: Queues, record: GameRecord, new_record: GameRecord, event: Event) -> None:
     """Store a change that is not a game action (a seat taken, the game started) and wake the AI if due.
 
     The clock of `new_record` is computed here (a game that starts starts its clock).
@@ -227,7 +227,7 @@ def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record
     """
     new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
-    wake_ai(store, queue, new_record)
+    wake_ai(store, queues, new_record)
 
 
 def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, float]:
@@ -257,8 +257,10 @@ def ai_seats_to_act(record: GameRecord) -> list[int]:
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]
 
 
-def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: list[int] | None = None) -> None:
-    """Enqueue one job per AI seat that is to act at `record.version`; repeats are harmless (unique job ids).
+def enqueue_ai_turns(store: GameStore, queues: Queues, record: GameRecord, only: list[int] | None = None) -> None:
+    """Enqueue one job per AI seat that is to act at `record.version` on the game's queue (`Queues.for_game`).
+
+    Repeats are harmless (unique job ids).
 
     `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
@@ -277,7 +279,7 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     delay_of = capabilities(GAMES[record.game]).ai_delay_ms
     seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
     state = record.engine_state() if seats else None
-    now = time.time()
+    queue, now = queues.for_game(record.game_id), time.time()
     for seat in seats:
         delay_ms = delay_of(state, seat)
         due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
@@ -328,13 +330,14 @@ def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
     return status == JobStatus.DEFERRED
 
 
-def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
+def pending_ai(queues: Queues, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
     """AI seats to act whose job for the current version is queued or run by a live worker (`pending_ai`).
 
     shared/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`), nor a missing one once
     the version is `stale_seconds` old (`_turn_is_live`).
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
+    queue = queues.for_game(record.game_id)
     return [
         seat for seat in ai_seats_to_act(record) if _turn_is_live(queue, record, _ai_job(queue, record, seat), stale)
     ]
@@ -352,7 +355,7 @@ def _turn_is_live(queue: Queue, record: GameRecord, job: Job | None, stale_secon
 
 
 def revive_ai_turns(
-    store: GameStore, queue: Queue, record: GameRecord, stale_seconds: float | None = None
+    store: GameStore, queues: Queues, record: GameRecord, stale_seconds: float | None = None
 ) -> list[int]:
     """Enqueue again the AI turns of `record` whose job is gone: failed, left by a dead worker, or missing.
 
@@ -367,7 +370,7 @@ def revive_ai_turns(
     once per `stale_seconds`, so a job that always fails stops. Returns the seats enqueued again.
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
-    revived = []
+    queue, revived = queues.for_game(record.game_id), []
     for seat in ai_seats_to_act(record):
         if _optional_only(record, seat):
             continue
@@ -387,7 +390,7 @@ def revive_ai_turns(
             # a job a dead worker took stays in RQ's intermediate list, where RQ's own cleaning would later fail
             # the new job of the same id
             queue.connection.lrem(queue.intermediate_queue_key, 0, job.id)
-        enqueue_ai_turns(store, queue, record, only=[seat])
+        enqueue_ai_turns(store, queues, record, only=[seat])
         revived.append(seat)
     return revived
 

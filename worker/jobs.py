@@ -20,6 +20,7 @@ from engine.protocol import Action, Event
 from service import config
 from service.cache import RecordCache
 from service.game_metrics import observe_ai_decision
+from service.scheduling import Queues
 from service.store import GameNotFound, GameRecord, GameStore, Status, UntilRedisAnswers, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
@@ -85,13 +86,21 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
         keep_finished(job)
         return "passed"
     try:
-        played = play(store, make_queue(job.connection, job.origin), record, seat, action, notes,
-                      decision=(level, seconds))
+        played = play(store, job_queues(job), record, seat, action, notes, decision=(level, seconds))
     except VersionConflict:
         observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
         return "stale"
     game_records(key_prefix).keep(played)
     return "played" if not notes else "fallback"
+
+
+def job_queues(job: Job) -> Queues:
+    """The queue `job` came from, as the `Queues` its move is played with: the next turns of its game go there too.
+
+    That is the queue Redis the game's id chose (service/scheduling.py `Queues.for_game`), the one this worker
+    serves.
+    """
+    return Queues([make_queue(job.connection, job.origin)])
 
 
 def keep_finished(job: Job) -> None:
@@ -203,7 +212,7 @@ def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException 
     if action is None:
         return
     try:
-        play(store, make_queue(job.connection, job.origin), record, seat, action, notes)
+        play(store, job_queues(job), record, seat, action, notes)
     except VersionConflict:
         pass
 

@@ -48,6 +48,7 @@ from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from service.config import lifetimes
+from service.scheduling import Queues, queue_shard
 from service.store import STORE_ERRORS, GameNotFound, GameStore, UntilRedisAnswers
 from service.turns import AI_JOB_TIMEOUT_SECONDS, make_queue, revive_ai_turns
 from worker.jobs import game_store
@@ -68,10 +69,15 @@ class CardroomWorker(SimpleWorker):
     log_result_lifespan = False
     """RQ's "result is kept for N seconds" after every job: the same line each time."""
 
-    def __init__(self, *args, key_prefix: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, key_prefix: str, shard: tuple[int, int] = (0, 1), **kwargs) -> None:  # type: ignore[no-untyped-def]
+        """RQ's worker of the queue Redis `shard` = (index, count) (service/config.py `worker_shard`).
+
+        Its sweep looks at the games under `key_prefix` whose jobs go there.
+        """
         kwargs.setdefault("job_monitoring_interval", lifetimes()["AI_JOB_HEARTBEAT_SECONDS"])
         super().__init__(*args, **kwargs)
         self.key_prefix = key_prefix
+        self.shard = shard
         self.last_swept = 0.0
         self.last_renewed = -math.inf
         self.suspension_seen = False
@@ -308,22 +314,31 @@ class CardroomWorker(SimpleWorker):
         if self._sweep_due():
             self.last_swept = time.monotonic()
             try:
-                sweep(game_store(self.key_prefix), self.queues, SWEEP_INTERVAL_SECONDS)
+                sweep(game_store(self.key_prefix), self.queues[0], SWEEP_INTERVAL_SECONDS, self.shard)
             except STORE_ERRORS:
                 log.warning("sweep failed: Redis unreachable", exc_info=True)
 
 
-def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, int]]:  # type: ignore[type-arg]
-    """Revive the dead AI turns and timeouts of every active game (once per `interval` across all workers).
+def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int] = (0, 1)) -> list[tuple[str, int]]:
+    """Revive the dead AI turns and timeouts of the active games whose jobs go to `queue`, once per `interval`.
 
-    Returns the `(game_id, seat)` of the AI turns revived.
+    `queue` is on the queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`); one of its workers
+    sweeps each interval. The games' indexes are pruned once per `interval` across the workers of all the queue Redis.
+    With one queue Redis, both are the one lock `<prefix>:sweep-lock`. Returns the `(game_id, seat)` of the AI turns
+    revived.
     """
-    if not store.client.set(f"{store.prefix}:sweep-lock", 1, nx=True, px=max(1, int(interval * 1000) - 100)):
-        return []  # another worker swept within this interval
-    store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
+    index, count = shard
+    expiry = max(1, int(interval * 1000) - 100)
+    lock = f"{store.prefix}:sweep-lock"
+    if not store.client.set(lock if count == 1 else f"{lock}:{index}", 1, nx=True, px=expiry):
+        return []  # another worker of this queue Redis swept within this interval
+    if count == 1 or store.client.set(lock, 1, nx=True, px=expiry):
+        store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
     revived = []
-    queue = make_queue(queues[0].connection, queues[0].name)
+    queues = Queues([make_queue(queue.connection, queue.name)])
     for game_id in store.active_game_ids():
+        if count > 1 and queue_shard(game_id, count) != index:
+            continue  # another queue Redis's: its workers sweep it
         try:
             record = store.load(game_id)
         except GameNotFound:
@@ -332,6 +347,6 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
         except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
             log.exception("sweep: cannot read the record of game %s", game_id)
             continue
-        revived += [(game_id, seat) for seat in revive_ai_turns(store, queue, record)]
-        revive_timeouts(store, queue, record, lifetimes()["AI_JOB_STALE_SECONDS"])
+        revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
+        revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
     return revived

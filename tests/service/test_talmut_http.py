@@ -365,7 +365,7 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     play(api, game_id, tokens, "s0 draw stock, s0 discard, s0 skip_power, s1 draw stock, s1 discard, s1 skip_power")
     api.run_ai(with_scheduler=False)  # seat 2 may match at once (easy knows nothing: it passes)
     assert api.view(game_id).json["state"]["turn"] == 2
-    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
     assert len(scheduled.get_job_ids()) == 1  # the easy AI waits match_pause_ms before it draws (§3.18)
     api.run_ai()
     view = api.view(game_id, tokens[0]).json
@@ -390,7 +390,7 @@ def test_ai_pause_is_scheduled_and_matchers_decide_at_once(api):
     game_id, token = created.json["game_id"], created.json["player_token"]
     play(api, game_id, [token], "s0 draw stock, s0 swap 0")
     version = api.view(game_id).json["version"]
-    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
     assert scheduled.get_job_ids() == [f"ai-{game_id}-{version}-1"]
     assert api.view(game_id).json["pending_ai"] == [1, 2]
     due = scheduled.get_scheduled_time(scheduled.get_job_ids()[0]).timestamp()
@@ -421,7 +421,7 @@ def clocked_game(api, monkeypatch, seats):
             continue
         joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": f"P{number}"})
         tokens.append(joined.json["player_token"])
-    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
 
     def due(seat):
         job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], seat)
@@ -447,8 +447,8 @@ def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatc
     clock[0] = START + 2.5
     play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause
     job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], 1)
-    assert job_id in api.services.queue.get_job_ids()
-    assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
+    assert job_id in api.services.queues[0].get_job_ids()
+    assert job_id not in ScheduledJobRegistry(queue=api.services.queues[0]).get_job_ids()
     api.run_ai()  # seat 1 draws and ends its turn
     clock[0] = START + 10.25
     view = play(api, game_id, tokens, "s2 draw stock, s2 swap 2, s0 draw stock, s0 swap 2")
@@ -477,7 +477,7 @@ def test_a_record_stored_without_pause_starts_loads_and_pauses_from_now(api, mon
     assert old.ai_delays_since == {}
     Job.fetch(turns.ai_job_id(game_id, old.version, 1), api.connection, serializer="json").delete()
     clock[0] = START + 1.0
-    turns.enqueue_ai_turns(store, api.services.queue, old)
+    turns.enqueue_ai_turns(store, api.services.queues, old)
     assert due(1) == START + 3  # ceil(1.0 + 1.5)
 
 

@@ -80,7 +80,7 @@ def test_an_ai_turn_leaves_nothing_of_itself_in_the_queue_redis(api: Api) -> Non
     while 1 not in view["to_act"]:
         move = next(action for action in view["legal_actions"] if action["type"] != "resign")
         view = api.act(game_id, token, move).json
-    queue, store = api.services.queue, api.services.store
+    queue, store = api.services.queues[0], api.services.store
     job = Job.fetch(ai_job_id(game_id, view["version"], 1), connection=api.connection, serializer="json")
     assert (job.result_ttl, job.failure_ttl) == (0, AI_JOB_FAILURE_TTL_SECONDS)
     worker = CardroomWorker([queue], connection=api.connection, serializer="json", key_prefix=store.prefix)
