@@ -20,6 +20,7 @@ from rq.registry import FailedJobRegistry, FinishedJobRegistry, StartedJobRegist
 
 from service.turns import AI_JOB_FAILURE_TTL_SECONDS, ai_job_id
 from tests.service.conftest import Api
+from tests.service.test_reliability import ai_game
 from worker.sweeper import CardroomWorker
 
 
@@ -74,12 +75,7 @@ def test_an_ai_turn_leaves_nothing_of_itself_in_the_queue_redis(api: Api) -> Non
     """An AI turn keeps no result (`result_ttl=0`: its result is the game's next version) and no execution record:
     once CardroomWorker has played it, the queue's Redis holds no key of the game's jobs, no registry lists them,
     and the worker's counters (stored with its renewal, here at its sign-off) count them."""
-    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5)
-    game_id, token = created.json["game_id"], created.json["player_token"]
-    view = api.view(game_id, token).json
-    while 1 not in view["to_act"]:
-        move = next(action for action in view["legal_actions"] if action["type"] != "resign")
-        view = api.act(game_id, token, move).json
+    game_id, _, view = ai_game(api)
     queue, store = api.services.queues[0], api.services.store
     job = Job.fetch(ai_job_id(game_id, view["version"], 1), connection=api.connection, serializer="json")
     assert (job.result_ttl, job.failure_ttl) == (0, AI_JOB_FAILURE_TTL_SECONDS)
