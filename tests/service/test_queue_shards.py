@@ -8,14 +8,20 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 
 import pytest
+from rq.job import Job
 
 from service.config import queue_url, queue_urls, worker_shard
-from service.scheduling import queue_shard
+from service.scheduling import Queues, queue_shard
+from service.turns import ai_job_id, make_queue
 from tests.e2e.stack import REPO
+from tests.service.conftest import Api
+from tests.service.test_reliability import ai_game
+from worker.sweeper import sweep
 
 SETTINGS = {"REDIS_URL": "redis://games:6379/0", "RQ_REDIS_URL": None}
 
@@ -63,3 +69,22 @@ def test_a_game_id_hashes_to_the_same_queue_redis_everywhere_and_an_added_one_ta
     moved = [game_id for game_id in ids if queue_shard(game_id, 3) != queue_shard(game_id, 4)]
     assert {queue_shard(game_id, 4) for game_id in moved} == {3}  # only to the new one
     assert len(moved) == 1476  # about a quarter
+
+
+def test_each_queue_redis_sweeps_only_the_games_its_share_holds(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two queues stand for two queue Redis (here two RQ queues on the test's Redis): a game's AI turn is enqueued
+    on the queue its id hashes to, and once its job is lost only the sweep of that share revives it, there."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")  # the sweep's, read like the worker's from the environment
+    store = api.services.store
+    queues = Queues(make_queue(api.connection, f"{store.prefix}-{number}") for number in range(2))
+    api.services.queues = queues
+    game_id, _, view = ai_game(api)
+    job_id = ai_job_id(game_id, view["version"], 1)
+    shard = queue_shard(game_id, 2)
+    own, other = queues[shard], queues[1 - shard]
+    assert (own.job_ids, other.job_ids) == ([job_id], [])
+    Job.fetch(job_id, own.connection, own.serializer).delete()
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
+    assert sweep(store, other, interval=1.0, shard=(1 - shard, 2)) == []
+    assert sweep(store, own, interval=1.0, shard=(shard, 2)) == [(game_id, 1)]
+    assert (own.job_ids, other.job_ids) == ([job_id], [])
