@@ -24,6 +24,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.throughput import percentile  # noqa: E402 - needs the repo root on sys.path
 from service.config import redis_client  # noqa: E402
+from service.scheduling import Queues  # noqa: E402
 from service.store import GameStore, SeatRecord  # noqa: E402
 from service.turns import create_game, make_queue, play  # noqa: E402
 from tests.e2e.stack import start_stack, stop_stack  # noqa: E402
@@ -31,16 +32,16 @@ from tests.e2e.stack import start_stack, stop_stack  # noqa: E402
 
 def fill(store: GameStore, queue_name: str, waiting: int, finished: int) -> None:
     """`waiting` games with an open seat, then `finished` games ended by a resign, through the service's code."""
-    queue = make_queue(store.client, queue_name)
+    queues = Queues([make_queue(store.client, queue_name)])
     for seed in range(waiting):
-        create_game(store, queue, "durak", [SeatRecord("human", "Ann", token_hash="a" * 64), SeatRecord("human")],
+        create_game(store, queues, "durak", [SeatRecord("human", "Ann", token_hash="a" * 64), SeatRecord("human")],
                     {}, seed=seed)
     names = ["durak", "svoi_koziri", "tadmur"]
     for number in range(finished):
         game = names[number % len(names)]
         seats = [SeatRecord("human", f"P{seat}", token_hash=f"{seat}" * 64) for seat in range(2)]
-        record = create_game(store, queue, game, seats, {}, seed=number)
-        assert play(store, queue, record, 0, {"type": "resign"}).status == "finished"
+        record = create_game(store, queues, game, seats, {}, seed=number)
+        assert play(store, queues, record, 0, {"type": "resign"}).status == "finished"
 
 
 def main() -> None:

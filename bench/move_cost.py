@@ -1,7 +1,7 @@
 """What one move costs: Redis commands and CPU, bytes of game state, web and worker CPU (docs/scaling.md's input).
 
     python bench/move_cost.py [--games 40] [--moves 60] [--ai-games 10] [--ai-moves 30]
-        [--levels easy,medium,hard] [--idle 20] [--idle-seconds 10]
+        [--levels easy,medium,hard] [--idle 20] [--idle-seconds 10] [--phases human,ai,idle] [--source OLD_CHECKOUT]
 
 Starts two redis-servers of its own (the game state's and the queue's, as `REDIS_URL` and `RQ_REDIS_URL` split
 them in production), gunicorn with the production config (2 processes) and one RQ worker on them
@@ -22,6 +22,10 @@ tree before and after it:
   rate limits' shared counts), and the queue Redis's commands and the CPU per second of an idle worker.
 
 Durak stands for the four games: its moves are of the same kind (one small JSON action, one compare-and-set).
+
+`--source` also runs the stack of another checkout (e.g. a `git worktree` of an older commit) on two
+redis-servers of its own, and each phase runs on it and then on this checkout's, side by side; its lines are
+marked "before". `--phases` runs only the phases named.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.throughput import Table, new_human_game, post_json, record_script  # noqa: E402 - needs the repo root
-from tests.e2e.stack import Stack, call, start_stack, stop_stack  # noqa: E402
+from tests.e2e.stack import REPO, Stack, call, start_stack, stop_stack  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 
 TABLE = Table()  # two-human Durak
@@ -216,7 +220,7 @@ def idle(stack: Stack, game: redis.Redis, queue: redis.Redis, waiters: int, seco
 
 
 def main() -> None:
-    """Start the two Redis servers and the stack, run the phases, print their figures, stop everything."""
+    """Start the Redis servers and the stacks, run the phases on each stack in turn, print their figures, stop all."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="two-human games replayed")
     parser.add_argument("--moves", type=int, default=60, help="moves per human game at most")
@@ -225,24 +229,38 @@ def main() -> None:
     parser.add_argument("--levels", default="easy,medium,hard")
     parser.add_argument("--idle", type=int, default=20, help="idle long-polling clients")
     parser.add_argument("--idle-seconds", type=float, default=10.0)
+    parser.add_argument("--phases", default="human,ai,idle", help="the phases to run, of human, ai, idle")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="also run another checkout's stack (e.g. a git worktree of an older commit), first")
     arguments = parser.parse_args()
-    servers = [RedisServer(["--appendfsync", "everysec"]) for _ in range(2)]
-    stack = None
+    sources = {"before": arguments.source, "": REPO} if arguments.source else {"": REPO}
+    servers = {label: [RedisServer(["--appendfsync", "everysec"]) for _ in range(2)] for label in sources}
+    stacks: dict[str, Stack] = {}
     try:
-        for server in servers:
-            server.start()
-        game, queue = (server.client() for server in servers)
-        stack = start_stack(label="move-cost", redis_url=servers[0].url,
-                            environment={"RQ_REDIS_URL": servers[1].url})
-        lines = human_moves(stack, game, queue, arguments.games, arguments.moves)
-        for level in arguments.levels.split(","):
-            lines += ai_moves(stack, game, queue, level, arguments.ai_games, arguments.ai_moves)
-        lines += idle(stack, game, queue, arguments.idle, arguments.idle_seconds)
+        for label, source in sources.items():
+            for server in servers[label]:
+                server.start()
+            stacks[label] = start_stack(label="move-cost", redis_url=servers[label][0].url, source=source,
+                                        environment={"RQ_REDIS_URL": servers[label][1].url})
+        clients = {label: [server.client() for server in servers[label]] for label in sources}
+        phases = arguments.phases.split(",")
+        runs = []
+        if "human" in phases:
+            runs.append(lambda stack, game, queue: human_moves(stack, game, queue, arguments.games, arguments.moves))
+        for level in arguments.levels.split(",") if "ai" in phases else []:
+            runs.append(lambda stack, game, queue, level=level: ai_moves(stack, game, queue, level,
+                                                                         arguments.ai_games, arguments.ai_moves))
+        if "idle" in phases:
+            runs.append(lambda stack, game, queue: idle(stack, game, queue, arguments.idle, arguments.idle_seconds))
+        lines = []
+        for run in runs:
+            for label, stack in stacks.items():
+                lines += [f"{label} {line}" if label else line for line in run(stack, *clients[label])]
         print("\n".join(lines))
     finally:
-        if stack is not None:
+        for stack in stacks.values():
             stop_stack(stack, delete_redis_keys=False)  # the servers go with their keys
-        for server in servers:
+        for server in [server for pair in servers.values() for server in pair]:
             server.remove()
 
 

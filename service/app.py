@@ -12,6 +12,7 @@ from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.routes import games, health, metrics, rules, web
+from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
 from service.store import STORE_ERRORS, GameStore, check_eviction_policy
@@ -24,10 +25,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: settings from the environment, then `test_config`'s overrides.
 
     Per process, one client of the game state (`REDIS_CLUSTER_URL`'s cluster or `REDIS_URL`'s Redis) shared by the
-    store, the rate limits and the game metrics; one of the RQ queue (`RQ_REDIS_URL`; the same client as the game
-    state's when both are `REDIS_URL`); and the one pub/sub connection of the process's `Dispatcher` (the
-    clients waiting for a new version), on the game state's Redis. None connects here: the app starts while a Redis
-    or every node of the cluster is down, and answers 503 `store_unavailable` until it answers.
+    store, the rate limits and the game metrics; one of each RQ queue Redis (`RQ_REDIS_URL`, which may list several; the
+    same client as the game state's when both are `REDIS_URL`); and the one pub/sub connection of the process's
+    `Dispatcher` (the clients waiting for a new version), on the game state's Redis. None connects here: the app starts
+    while a Redis or every node of the cluster is down, and answers 503 `store_unavailable` until it answers.
 
     Raises:
         UnsafeEviction: a Redis's `maxmemory-policy` may evict keys and `REDIS_EVICTION_ALLOWED` is not set.
@@ -55,9 +56,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         state, settings["KEY_PREFIX"], settings["GAME_IDLE_TTL_SECONDS"], settings["GAME_RETENTION_SECONDS"],
         settings["REDIS_WAIT_REPLICAS"], settings["REDIS_WAIT_TIMEOUT_MS"],
     )
-    queue = make_queue(config.queue_client(settings, state), settings["RQ_QUEUE"])
+    queues = Queues(make_queue(client, settings["RQ_QUEUE"]) for client in config.queue_clients(settings, state))
     try:
-        for client in {id(client): client for client in (store.client, queue.connection)}.values():
+        clients = [store.client, *(queue.connection for queue in queues)]
+        for client in {id(client): client for client in clients}.values():
             check_eviction_policy(client, settings["REDIS_EVICTION_ALLOWED"])  # raises UnsafeEviction
     except STORE_ERRORS:  # not reachable now: `/readyz` checks it again on every probe
         log.warning("Redis unreachable at start-up: its maxmemory-policy is checked once it answers")
@@ -65,7 +67,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["cardroom"] = Services(
         store=store,
         records=RecordCache(store),
-        queue=queue,
+        queues=queues,
         dispatcher=Dispatcher(config.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
     )
     return app

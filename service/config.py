@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 import urllib.parse
@@ -64,7 +65,10 @@ def redis_settings() -> dict[str, Any]:
       the password in the URL or `REDIS_PASSWORD`), e.g. `redis://:secret@10.0.0.1:7000,redis://10.0.0.2:7000`:
       the game state (games, lobby, rate limits, metrics, pub/sub) lives there instead (`game_client`).
     - `RQ_REDIS_URL`: the Redis of the RQ queue, its scheduler and its records (`queue_client`; RQ does not run on
-      a Redis Cluster, rq/rq#1048); unset, the queue lives at `REDIS_URL`.
+      a Redis Cluster, rq/rq#1048); unset, the queue lives at `REDIS_URL`. It may list several queue Redis,
+      comma-separated (`queue_urls`): a game's AI turns and timeouts then go to the one its id hashes to
+      (service/scheduling.py `Queues`), and each has workers of its own, a worker's `RQ_REDIS_URL` naming the one
+      it serves and `RQ_REDIS_SHARD` which of them it is (`worker_shard`).
     - `REDIS_URL` and `RQ_REDIS_URL` may be `redis+sentinel://` URLs: the primary that Redis Sentinels name
       (service/sentinel.py `sentinel_client`; the sentinels' own password in `REDIS_SENTINEL_PASSWORD`).
     - `REDIS_WAIT_REPLICAS`, `REDIS_WAIT_TIMEOUT_MS`: after each move's write, wait up to that many milliseconds
@@ -309,7 +313,7 @@ def game_client(settings: dict[str, Any], wait_out_outages: bool = False):  # no
 
 
 def queue_client(settings: dict[str, Any], games: Any, wait_out_outages: bool = False):  # noqa: ANN201 - redis.Redis
-    """The client of the RQ queue, its scheduler and its records: `RQ_REDIS_URL`'s Redis, else `REDIS_URL`'s.
+    """The client of the one RQ queue Redis (`queue_url`), its scheduler and its records: a worker's.
 
     That is `games` itself (the `game_client` of the same settings) when both live on the one Redis at
     `REDIS_URL`, so a process keeps one connection pool, as before the settings existed.
@@ -319,9 +323,57 @@ def queue_client(settings: dict[str, Any], games: Any, wait_out_outages: bool = 
     return games
 
 
+def queue_clients(settings: dict[str, Any], games: Any) -> list[Any]:
+    """The clients of every queue Redis (`queue_urls`), in `RQ_REDIS_URL`'s order: a web process's.
+
+    With one queue Redis, the one client `queue_client` gives (`games` itself when it is `REDIS_URL`'s Redis).
+    """
+    urls = queue_urls(settings)
+    return [queue_client(settings, games)] if len(urls) == 1 else [redis_client(url) for url in urls]
+
+
+def queue_urls(settings: dict[str, Any]) -> list[str]:
+    """The URLs of the queue Redis (`redis_settings`): those `RQ_REDIS_URL` lists, else `REDIS_URL`'s alone.
+
+    The list is split at each comma that starts another URL (`scheme://`), so a `redis+sentinel://` URL keeps the
+    commas between its sentinels: `redis://q0:6379/0,redis+sentinel://s1,s2/queue1` is two queue Redis.
+    """
+    if not settings["RQ_REDIS_URL"]:
+        return [settings["REDIS_URL"]]
+    return [url.strip() for url in re.split(r",(?=\s*[a-z][a-z0-9+.-]*://)", settings["RQ_REDIS_URL"]) if url.strip()]
+
+
 def queue_url(settings: dict[str, Any]) -> str:
-    """The URL of the RQ queue's Redis (`redis_settings`): `RQ_REDIS_URL`, else `REDIS_URL`."""
-    return settings["RQ_REDIS_URL"] or settings["REDIS_URL"]
+    """The URL of the one queue Redis a worker serves (`redis_settings`): `RQ_REDIS_URL`, else `REDIS_URL`.
+
+    Raises:
+        ValueError: `RQ_REDIS_URL` lists several (a worker serves one of them: `worker_shard`).
+    """
+    urls = queue_urls(settings)
+    if len(urls) > 1:
+        raise ValueError(f"RQ_REDIS_URL lists {len(urls)} queue Redis; a worker serves one: set its RQ_REDIS_URL to "
+                         "that one and RQ_REDIS_SHARD to which of them it is (e.g. 0/2)")
+    return urls[0]
+
+
+def worker_shard() -> tuple[int, int]:
+    """`RQ_REDIS_SHARD`, `INDEX/COUNT`: which of the `COUNT` queue Redis in the web's `RQ_REDIS_URL` a worker's is.
+
+    E.g. `1/3`, the second of three. Its sweep revives the AI turns of the games whose id hashes to that one
+    (service/scheduling.py `queue_shard`). Unset: `0/1`, the only one.
+
+    Raises:
+        ValueError: not two integers with 0 <= INDEX < COUNT.
+    """
+    text = os.environ.get("RQ_REDIS_SHARD") or "0/1"
+    index, _, count = text.partition("/")
+    try:
+        shard = int(index), int(count)
+    except ValueError:
+        shard = -1, 0
+    if not 0 <= shard[0] < shard[1]:
+        raise ValueError(f"RQ_REDIS_SHARD={text!r}: expected INDEX/COUNT with 0 <= INDEX < COUNT, e.g. 0/2")
+    return shard
 
 
 def pubsub_client(settings: dict[str, Any]):  # noqa: ANN201 - redis.Redis or RedisCluster, imported lazily

@@ -18,12 +18,12 @@ from flask import current_app
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
-from rq import Queue
 from webargs.flaskparser import FlaskParser
 
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.errors import DEFAULT_ERROR_CODES, envelope
+from service.scheduling import Queues
 from service.store import GameStore
 
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
@@ -227,12 +227,13 @@ class Services:
     """One process's connections, kept in `app.extensions["cardroom"]` (service/app.py builds them).
 
     `store` reads and writes games, `records` caches the latest record of each game read by this process,
-    `queue` is the RQ queue of AI turns, `dispatcher` wakes the clients that wait for a game's next version.
+    `queues` are the RQ queues of AI turns, one per queue Redis (a game's on `queues.for_game(game_id)`),
+    `dispatcher` wakes the clients that wait for a game's next version.
     """
 
     store: GameStore
     records: RecordCache
-    queue: Queue
+    queues: Queues
     dispatcher: Dispatcher
 
 

@@ -99,11 +99,12 @@ def _bound_text(bound: float) -> str:
 class RedisGameCollector:
     """A prometheus-client collector reading the game metrics from Redis at scrape time.
 
-    `queue` is the RQ queue of AI turns; `games` the game ids to report active games for.
+    `queues` are the RQ queues of AI turns, one per queue Redis (service/scheduling.py `Queues`); `games` the
+    game ids to report active games for.
     """
 
-    def __init__(self, client: redis.Redis, prefix: str, queue: Any, games: list[str]) -> None:
-        self.client, self.prefix, self.queue, self.games = client, prefix, queue, games
+    def __init__(self, client: redis.Redis, prefix: str, queues: Any, games: list[str]) -> None:
+        self.client, self.prefix, self.queues, self.games = client, prefix, queues, games
 
     def describe(self) -> list[Any]:
         """Nothing up front: the collector is registered only in the scrape's own registry."""
@@ -152,8 +153,16 @@ class RedisGameCollector:
             fell_back.add_metric(field.decode().split(_SEPARATOR), int(count))
         yield fell_back
 
-        depth = GaugeMetricFamily("cardroom_ai_queue_depth", "AI turns waiting in the RQ queue for a worker")
-        depth.add_metric([], self.queue.count)
+        # one queue Redis: one sample, as before there could be several; several: one per queue Redis, labelled by
+        # its place in RQ_REDIS_URL's list (sum() of the metric is the total either way)
+        if len(self.queues) == 1:
+            depth = GaugeMetricFamily("cardroom_ai_queue_depth", "AI turns waiting in the RQ queue for a worker")
+            depth.add_metric([], self.queues[0].count)
+        else:
+            depth = GaugeMetricFamily("cardroom_ai_queue_depth", "AI turns waiting in the RQ queue for a worker",
+                                      labels=["queue_redis"])
+            for number, queue in enumerate(self.queues):
+                depth.add_metric([str(number)], queue.count)
         yield depth
 
         waits = CounterMetricFamily(

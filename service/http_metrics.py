@@ -157,6 +157,6 @@ def scrape_registry() -> CollectorRegistry:
         registry.register(_Registry(HTTP_REGISTRY))
     services = current_app.extensions["cardroom"]
     registry.register(
-        RedisGameCollector(services.store.client, services.store.prefix, services.queue, sorted(GAMES))
+        RedisGameCollector(services.store.client, services.store.prefix, services.queues, sorted(GAMES))
     )
     return registry

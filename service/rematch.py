@@ -18,9 +18,8 @@ import hashlib
 import hmac
 import logging
 
-from rq import Queue
-
 from engine.protocol import Event
+from service.scheduling import Queues
 from service.seating import SeatTaken, sit
 from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
 from service.turns import create_game, record_change
@@ -67,7 +66,7 @@ def rematch_token(token: str, game_id: str) -> str:
 
 
 def join_rematch(
-    store: GameStore, queue: Queue, old: GameRecord, seat: int, token: str, seed: int | None = None
+    store: GameStore, queues: Queues, old: GameRecord, seat: int, token: str, seed: int | None = None
 ) -> tuple[GameRecord, int, str, bool]:
     """Seat `seat` of finished game `old` (its player holds `token`) in the game's rematch, creating it if none.
 
@@ -89,10 +88,10 @@ def join_rematch(
     place = rematch_seat(old, seat)
     for _ in range(ATTEMPTS):
         if old.rematch is None:
-            created = _create(store, queue, old, seat, new_hash, seed)
+            created = _create(store, queues, old, seat, new_hash, seed)
             linked = dataclasses.replace(old, version=old.version + 1, rematch={"game_id": created.game_id})
             try:
-                record_change(store, queue, old, linked, Event("rematch", {"game_id": created.game_id, "seat": seat}))
+                record_change(store, queues, old, linked, Event("rematch", {"game_id": created.game_id, "seat": seat}))
             except VersionConflict:  # another player's rematch was linked first: join that one
                 _discard(store, created)
                 old = store.load(old.game_id)
@@ -104,7 +103,7 @@ def join_rematch(
         if not record.seats[place].is_open:
             raise SeatTaken(f"seat {place} of the rematch is taken")
         try:
-            joined = sit(store, queue, record, place, old.seats[seat].name, new_hash)
+            joined = sit(store, queues, record, place, old.seats[seat].name, new_hash)
         except VersionConflict:
             continue  # another player joined meanwhile: read the rematch again
         return joined, place, new_token, True
@@ -112,7 +111,7 @@ def join_rematch(
 
 
 def _create(
-    store: GameStore, queue: Queue, old: GameRecord, seat: int, token_hash: str, seed: int | None
+    store: GameStore, queues: Queues, old: GameRecord, seat: int, token_hash: str, seed: int | None
 ) -> GameRecord:
     seats: list[SeatRecord | None] = [None] * len(old.seats)
     for number, entry in enumerate(old.seats):
@@ -124,7 +123,7 @@ def _create(
     assert mine is not None
     mine.token_hash, mine.name = token_hash, old.seats[seat].name
     return create_game(
-        store, queue, old.game, [entry for entry in seats if entry is not None], old.options, seed=seed,
+        store, queues, old.game, [entry for entry in seats if entry is not None], old.options, seed=seed,
         visibility="private", rematch_of=old.game_id,
     )
 

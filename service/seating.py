@@ -13,10 +13,9 @@ import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from rq import Queue
-
 from engine import GameFinished
 from engine.protocol import Event
+from service.scheduling import Queues
 from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
 from service.turns import play, record_change
 
@@ -89,7 +88,7 @@ def invite_of(record: GameRecord, code: str | None) -> str | None:
 
 
 def take_seat(
-    store: GameStore, queue: Queue, record: GameRecord, name: str, seat: int | None = None, invite: str | None = None
+    store: GameStore, queues: Queues, record: GameRecord, name: str, seat: int | None = None, invite: str | None = None
 ) -> tuple[GameRecord, int, str]:
     """Seat `name` at `seat` (default: the lowest open seat) of `record`; returns (new record, seat, token).
 
@@ -107,11 +106,11 @@ def take_seat(
     if seat not in open_seats:
         raise SeatTaken(f"seat {seat} is not an open human seat")
     token, token_hash = new_token()
-    return sit(store, queue, record, seat, name, token_hash, invite_hash), seat, token
+    return sit(store, queues, record, seat, name, token_hash, invite_hash), seat, token
 
 
 def sit(
-    store: GameStore, queue: Queue, record: GameRecord, seat: int, name: str | None, token_hash: str,
+    store: GameStore, queues: Queues, record: GameRecord, seat: int, name: str | None, token_hash: str,
     invite_hash: str | None = None,
 ) -> GameRecord:
     """Write open seat `seat` of `record` as taken by `name`, holding the token of `token_hash`; the new record.
@@ -129,12 +128,12 @@ def sit(
         record, seats=seats, version=record.version + 1, status=Status.ACTIVE if started else Status.WAITING,
         invites=[code for code in record.invites if code != invite_hash],
     )
-    record_change(store, queue, record, new_record, Event("seat_taken", {"seat": seat, "name": name,
+    record_change(store, queues, record, new_record, Event("seat_taken", {"seat": seat, "name": name,
                                                                          "started": started}))
     return new_record
 
 
-def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict[str, Any]:
+def leave(store: GameStore, queues: Queues, record: GameRecord, seat: int) -> dict[str, Any]:
     """`seat` leaves `record`: `{"game_id", "seat", "outcome", "version"}` (shared/API.md "Leaving").
 
     Waiting: the seat is open again, or the game is deleted when no other player sits in it (`outcome`
@@ -154,7 +153,7 @@ def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict
     if record.status == Status.ACTIVE:
         if record.seats[seat].kind == "ai":  # resigned already: the AI plays the seat (talmut.md §3.17)
             return {**outcome, "outcome": "resigned", "version": record.version}
-        left = play(store, queue, record, seat, {"type": "resign"}, [Event("left", {"seat": seat})])
+        left = play(store, queues, record, seat, {"type": "resign"}, [Event("left", {"seat": seat})])
         return {**outcome, "outcome": "resigned", "version": left.version}
     others = [number for number, entry in enumerate(record.seats)
               if number != seat and entry.kind == "human" and not entry.is_open]
@@ -169,7 +168,7 @@ def leave(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> dict
         codes = [*codes, fresh]
     invites = record.invites + ([code] if code is not None else [])
     freed = dataclasses.replace(record, seats=seats, version=record.version + 1, invites=invites, invite_codes=codes)
-    record_change(store, queue, record, freed, Event("left", {"seat": seat}))
+    record_change(store, queues, record, freed, Event("left", {"seat": seat}))
     store.forget_seen(record.game_id, seat)
     return {**outcome, "outcome": "seat_freed", "version": freed.version}
 

@@ -34,7 +34,7 @@ from engine.protocol import Action, Event, capabilities
 from service import clocks, pauses
 from service.config import lifetimes
 from service.game_metrics import count_action
-from service.scheduling import enqueue_once
+from service.scheduling import JobQueue, Queues, enqueue_once
 from service.store import STORE_ERRORS, GameRecord, GameStore, SeatRecord, Status
 from service.views import stored_event
 
@@ -45,6 +45,10 @@ AI_JOB_TIMEOUT_SECONDS = 60
 """RQ's hard limit on one AI turn: far above every level's wall-time safety cap (engine.ai.search.BUDGETS)."""
 AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
 """The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
+AI_JOB_FAILURE_TTL_SECONDS = 3600
+"""How long the queue's Redis keeps a failed AI turn (its hash with the traceback, RQ's failed registry): long
+enough to look at it (`rq info`), short enough that a run of failures does not fill that Redis (RQ's default is a
+year). Its failure callback has played a fallback move already, and the sweep revives a failed turn that did not."""
 log = logging.getLogger(__name__)
 
 
@@ -57,7 +61,7 @@ def make_queue(connection: redis.Redis, name: str) -> Queue:
 
     `connection` is RQ's Redis (`RQ_REDIS_URL`, else `REDIS_URL`), never a Redis Cluster (rq/rq#1048).
     """
-    return Queue(name, connection=connection, serializer="json")
+    return JobQueue(name, connection=connection, serializer="json")
 
 
 def ai_job_id(game_id: str, version: int, seat: int) -> str:
@@ -75,7 +79,7 @@ class InvalidSetup(Exception):
 
 def create_game(
     store: GameStore,
-    queue: Queue,
+    queues: Queues,
     game_name: str,
     seats: list[SeatRecord],
     options: dict[str, object],
@@ -135,14 +139,14 @@ def create_game(
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
     store.create(record, [stored_event(record.version, event)])
-    wake_ai(store, queue, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
-    clocks.schedule_timeouts(queue, store.prefix, record)
+    wake_ai(store, queues, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
+    clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
     return record
 
 
 def play(
     store: GameStore,
-    queue: Queue,
+    queues: Queues,
     record: GameRecord,
     seat: int,
     action: Action,
@@ -194,19 +198,19 @@ def play(
     deadline = clocks.deadlines(record).get(seat) if own_move else None
     store.save(new_record, record.version, stored, deadline=deadline,
                also=lambda pipe: count_action(pipe, store.prefix, record.game, action["type"], notes, decision))
-    wake_ai(store, queue, new_record)
+    wake_ai(store, queues, new_record)
     return new_record
 
 
-def wake_ai(store: GameStore, queue: Queue, record: GameRecord) -> None:
-    """Enqueue the AI turns due after a write that is already stored.
+def wake_ai(store: GameStore, queues: Queues, record: GameRecord) -> None:
+    """Enqueue the AI turns (and clock timeouts) due after a write that is already stored, on the game's queue.
 
     A Redis failure now must not turn the committed move into a 503 ("nothing was changed" would be false): the
     view or the worker's sweep enqueues the turn later (`revive_ai_turns`).
     """
     try:
-        enqueue_ai_turns(store, queue, record)
-        clocks.schedule_timeouts(queue, store.prefix, record)
+        enqueue_ai_turns(store, queues, record)
+        clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
     except STORE_ERRORS:
         log.warning("game %s version %s: AI turn or timeout not enqueued, left to the sweep", record.game_id,
                     record.version, exc_info=True)
@@ -225,7 +229,7 @@ def handed_to_ai(record: GameRecord, state: object) -> list[SeatRecord]:
     return seats
 
 
-def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record: GameRecord, event: Event) -> None:
+def record_change(store: GameStore, queues: Queues, record: GameRecord, new_record: GameRecord, event: Event) -> None:
     """Store a change that is not a game action (a seat taken, the game started) and wake the AI if due.
 
     The clock of `new_record` is computed here (a game that starts starts its clock).
@@ -235,7 +239,7 @@ def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record
     """
     new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
-    wake_ai(store, queue, new_record)
+    wake_ai(store, queues, new_record)
 
 
 def ai_seats_to_act(record: GameRecord) -> list[int]:
@@ -246,8 +250,10 @@ def ai_seats_to_act(record: GameRecord) -> list[int]:
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]
 
 
-def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: list[int] | None = None) -> None:
-    """Enqueue one job per AI seat that is to act at `record.version`; repeats are harmless (unique job ids).
+def enqueue_ai_turns(store: GameStore, queues: Queues, record: GameRecord, only: list[int] | None = None) -> None:
+    """Enqueue one job per AI seat that is to act at `record.version` on the game's queue (`Queues.for_game`).
+
+    Repeats are harmless (unique job ids).
 
     `only` limits it to those seats (`revive_ai_turns` re-enqueues one seat whose job died).
 
@@ -259,19 +265,22 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     on meanwhile, the job finds a newer version and does nothing. RQ keeps scheduled times in whole seconds and
     polls once a second, so the due time is rounded up to a whole second (`pauses.pause_ends`, which the view's
     `ai_pauses` shows): the wait is never shorter than asked and at most about two seconds longer.
+
+    A job keeps no result (`result_ttl=0`: the worker deletes it once it returns; its result is the game's next
+    version, never read from RQ), and a failed one is kept `AI_JOB_FAILURE_TTL_SECONDS`.
     """
     # seats listed only for optional actions first: with a pause skipped (no human may match), a worker taking jobs
     # in order lets the AI seats that may match decide before the turn seat's draw closes the window
     seats = sorted((seat for seat in ai_seats_to_act(record) if only is None or seat in only),
                    key=lambda seat: not _optional_only(record, seat))
-    now = time.time()
+    queue, now = queues.for_game(record.game_id), time.time()
     ends = pauses.pause_ends(record, seats, now)
     for seat in seats:
         due = ends.get(seat, now)
         enqueue_once(
             queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
             args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,
-            on_failure=Callback(AI_JOB_FAILED),
+            on_failure=Callback(AI_JOB_FAILED), result_ttl=0, failure_ttl=AI_JOB_FAILURE_TTL_SECONDS,
         )
 
 
@@ -304,8 +313,8 @@ def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
 
     if status == JobStatus.STARTED:
         return age(job.last_heartbeat or job.started_at) < stale_seconds
-    if status == JobStatus.QUEUED:
-        return queue.get_job_position(job.id) is not None or age(job.enqueued_at) < stale_seconds
+    if status == JobStatus.QUEUED:  # the age first: it needs no command
+        return age(job.enqueued_at) < stale_seconds or queue.get_job_position(job.id) is not None
     if status == JobStatus.SCHEDULED:
         try:
             due = ScheduledJobRegistry(queue=queue).get_scheduled_time(job)
@@ -315,13 +324,14 @@ def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
     return status == JobStatus.DEFERRED
 
 
-def pending_ai(queue: Queue, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
+def pending_ai(queues: Queues, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
     """AI seats to act whose job for the current version is queued or run by a live worker (`pending_ai`).
 
     shared/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`), nor a missing one once
     the version is `stale_seconds` old (`_turn_is_live`).
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
+    queue = queues.for_game(record.game_id)
     return [
         seat for seat in ai_seats_to_act(record) if _turn_is_live(queue, record, _ai_job(queue, record, seat), stale)
     ]
@@ -339,7 +349,7 @@ def _turn_is_live(queue: Queue, record: GameRecord, job: Job | None, stale_secon
 
 
 def revive_ai_turns(
-    store: GameStore, queue: Queue, record: GameRecord, stale_seconds: float | None = None
+    store: GameStore, queues: Queues, record: GameRecord, stale_seconds: float | None = None
 ) -> list[int]:
     """Enqueue again the AI turns of `record` whose job is gone: failed, left by a dead worker, or missing.
 
@@ -349,12 +359,12 @@ def revive_ai_turns(
     The worker's sweep (worker/sweeper.py) runs this over every active game, and a view of the game runs it for
     that game. The move is still made exactly once: the new job, like any, applies its move with the version
     check, so a job that was only slow loses the compare-and-set. A finished job is not revived (it played, or
-    found nothing to do), nor a seat listed only for optional actions (a Talmut match nobody waits for); each turn
-    is revived at most `MAX_REVIVES` times, at most once per `stale_seconds`, so a job that always fails stops.
-    Returns the seats enqueued again.
+    found nothing to do; an AI turn, which keeps no result, is gone once it ends), nor a seat listed only for
+    optional actions (a Talmut match nobody waits for); each turn is revived at most `MAX_REVIVES` times, at most
+    once per `stale_seconds`, so a job that always fails stops. Returns the seats enqueued again.
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]
-    revived = []
+    queue, revived = queues.for_game(record.game_id), []
     for seat in ai_seats_to_act(record):
         if _optional_only(record, seat):
             continue
@@ -374,7 +384,7 @@ def revive_ai_turns(
             # a job a dead worker took stays in RQ's intermediate list, where RQ's own cleaning would later fail
             # the new job of the same id
             queue.connection.lrem(queue.intermediate_queue_key, 0, job.id)
-        enqueue_ai_turns(store, queue, record, only=[seat])
+        enqueue_ai_turns(store, queues, record, only=[seat])
         revived.append(seat)
     return revived
 

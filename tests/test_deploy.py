@@ -523,3 +523,68 @@ def test_a_sentinel_queue_is_scaled_on_by_kedas_redis_sentinel_scaler_with_both_
     for manifest in objects.values():
         if manifest["kind"] not in CUSTOM_KINDS:
             kubernetes_validate.validate(manifest, KUBERNETES_VERSIONS[-1], strict=True)
+
+
+def rq_env(objects: dict[str, Any], deployment: str) -> list[dict[str, Any]]:
+    """The RQ_* entries of a Deployment's container environment, in order."""
+    env = objects[f"Deployment/{deployment}"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    return [entry for entry in env if entry["name"].startswith("RQ_REDIS")]
+
+
+SEVERAL_QUEUE_REDIS = {
+    "redis": {"url": "redis://games:6379/0", "queues": ["redis://q0:6379/0", "rediss://:pw@q1:6380/2"]},
+    "worker": {"autoscaling": {"keda": {"enabled": True}}},
+    "networkPolicy": {"enabled": True, "redisPeers": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]},
+}
+
+
+def test_several_queue_redis_get_a_worker_deployment_and_a_keda_trigger_each() -> None:
+    """Issue 39: web pods get every queue Redis in RQ_REDIS_URL (Kubernetes expands the $(...) of the earlier
+    entries); worker Deployment n serves queue Redis n (RQ_REDIS_URL, RQ_REDIS_SHARD n/2), selects only its own pods
+    and is scaled by KEDA on that Redis's queue."""
+    objects = by_name(SEVERAL_QUEUE_REDIS)
+    assert helm_python.lint(CHART, SEVERAL_QUEUE_REDIS, strict=True)["messages"] == []
+    assert sorted(name for name in objects if "worker" in name) == [
+        "Deployment/cardroom-worker-0", "Deployment/cardroom-worker-1", "NetworkPolicy/cardroom-worker",
+        "PodDisruptionBudget/cardroom-worker", "ScaledObject/cardroom-worker-0", "ScaledObject/cardroom-worker-1"]
+    for manifest in objects.values():
+        if manifest["kind"] not in CUSTOM_KINDS:
+            kubernetes_validate.validate(manifest, KUBERNETES_VERSIONS[-1], strict=True)
+    assert objects["Secret/cardroom-redis-url"]["stringData"] == {
+        "url": "redis://games:6379/0", "queue-url-0": "redis://q0:6379/0", "queue-url-1": "rediss://:pw@q1:6380/2"}
+
+    def from_secret(name: str, key: str) -> dict[str, Any]:
+        return {"name": name, "valueFrom": {"secretKeyRef": {"name": "cardroom-redis-url", "key": key}}}
+
+    assert rq_env(objects, "cardroom-web") == [
+        from_secret("RQ_REDIS_URL_0", "queue-url-0"), from_secret("RQ_REDIS_URL_1", "queue-url-1"),
+        {"name": "RQ_REDIS_URL", "value": "$(RQ_REDIS_URL_0),$(RQ_REDIS_URL_1)"}]
+    addresses = [("q0:6379", "false", "0"), ("q1:6380", "true", "2")]
+    for shard, (address, tls, database) in enumerate(addresses):
+        name = f"cardroom-worker-{shard}"
+        assert rq_env(objects, name) == [from_secret("RQ_REDIS_URL", f"queue-url-{shard}"),
+                                         {"name": "RQ_REDIS_SHARD", "value": f"{shard}/2"}]
+        selector = objects[f"Deployment/{name}"]["spec"]["selector"]["matchLabels"]
+        assert selector["queue-redis"] == str(shard)
+        assert objects[f"Deployment/{name}"]["spec"]["template"]["metadata"]["labels"]["queue-redis"] == str(shard)
+        scaled = objects[f"ScaledObject/{name}"]["spec"]
+        assert scaled["scaleTargetRef"] == {"name": name}
+        (trigger,) = scaled["triggers"]
+        assert trigger["metadata"] == {"address": address, "enableTLS": tls, "databaseIndex": database,
+                                       "listName": "rq:queue:cardroom", "listLength": "5"}
+    egress = objects["NetworkPolicy/cardroom-worker"]["spec"]["egress"][0]
+    assert [port["port"] for port in egress["ports"]] == [6379, 6380]
+
+
+def test_several_queue_redis_from_an_existing_secret_are_scaled_on_the_addresses_given() -> None:
+    values = {"redis": {"existingSecret": "redis-urls", "existingSecretQueueKeys": ["queue-a", "queue-b", "queue-c"]},
+              "worker": {"autoscaling": {"keda": {"enabled": True, "redisAddresses": ["a:1", "b:2", "c:3"]}}}}
+    objects = by_name(values)
+    assert [entry["valueFrom"]["secretKeyRef"] for entry in rq_env(objects, "cardroom-web")[:3]] == [
+        {"name": "redis-urls", "key": key} for key in ("queue-a", "queue-b", "queue-c")]
+    assert rq_env(objects, "cardroom-worker-2")[1] == {"name": "RQ_REDIS_SHARD", "value": "2/3"}
+    assert [objects[f"ScaledObject/cardroom-worker-{shard}"]["spec"]["triggers"][0]["metadata"]["address"]
+            for shard in range(3)] == ["a:1", "b:2", "c:3"]
+    with helm_python.Chart.load(CHART) as chart, pytest.raises(helm_python.HelmError, match="redisAddresses"):
+        chart.render({**values, "worker": {"autoscaling": {"keda": {"enabled": True}}}}, name="cardroom",
+                     namespace="games", is_install=True)

@@ -1,7 +1,8 @@
 """Run an RQ worker for AI turns: `python -m worker` (or `cardroom worker`), queue `RQ_QUEUE`.
 
 The queue on `RQ_REDIS_URL` (else `REDIS_URL`), the games on `REDIS_CLUSTER_URL` (else `REDIS_URL`): service/config.py
-`redis_settings`.
+`redis_settings`. Of several queue Redis a worker serves one: its `RQ_REDIS_URL` names that one, `RQ_REDIS_SHARD`
+which of them it is (service/config.py `worker_shard`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import redis
 import engine  # noqa: F401 - loaded before work(): the first job starts warm
 import worker.jobs  # noqa: F401
 from service.cli import die_with_parent
-from service.config import check_sentinel_password, eviction_allowed, queue_client, queue_url, redis_settings
+from service.config import (
+    check_sentinel_password,
+    eviction_allowed,
+    queue_client,
+    queue_url,
+    redis_settings,
+    worker_shard,
+)
 from service.logs import configure_logging
 from service.store import UnsafeEviction, UntilRedisAnswers, check_eviction_policy
 from worker.jobs import game_client
@@ -29,14 +37,18 @@ def main() -> None:
     """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first), through any Redis outage.
 
     Exits at once with a message if a Redis's `maxmemory-policy` (the game state's or the queue's) may evict keys
-    (service/store.py), or if a Redis Sentinel refuses `REDIS_SENTINEL_PASSWORD` (service/config.py
-    `check_sentinel_password`).
+    (service/store.py), if a Redis Sentinel refuses `REDIS_SENTINEL_PASSWORD` (service/config.py
+    `check_sentinel_password`), or if `RQ_REDIS_URL` lists several queue Redis or `RQ_REDIS_SHARD` is malformed.
     """
     configure_logging()
     settings = redis_settings()
     try:
-        for url in {settings["REDIS_URL"], queue_url(settings)}:
-            check_sentinel_password(url)
+        shard, url = worker_shard(), queue_url(settings)
+    except ValueError as wrong:
+        sys.exit(f"cardroom worker: {wrong}")
+    try:
+        for checked_url in {settings["REDIS_URL"], url}:
+            check_sentinel_password(checked_url)
     except redis.AuthenticationError as refused:
         sys.exit(f"cardroom worker: {refused}")
     # the scheduler this process forks dies with it, even when it is killed: it would otherwise go on alone,
@@ -52,9 +64,8 @@ def main() -> None:
     queue_name = os.environ.get("RQ_QUEUE", "cardroom")
     key_prefix = os.environ.get("KEY_PREFIX", "cardroom")
     try:
-        CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix).work(
-            with_scheduler=True
-        )
+        CardroomWorker([queue_name], connection=client, serializer="json", key_prefix=key_prefix,
+                       shard=shard).work(with_scheduler=True)
     except redis.RedisError:
         if not UntilRedisAnswers.stopped_waiting():
             raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from engine.protocol import Action, Event
 from service import config
 from service.cache import RecordCache
 from service.game_metrics import observe_ai_decision
+from service.scheduling import Queues
 from service.store import GameNotFound, GameRecord, GameStore, Status, UntilRedisAnswers, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
@@ -56,6 +58,9 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     (raises, chooses an illegal move, or the job's time limit interrupts it) a fallback level moves instead,
     with an `ai_fallback` event (`fallback_move`), and the job returns "fallback"; a job that fails anyway is
     answered the same way by its failure callback (`ai_turn_failed`).
+
+    A job keeps no result (service/turns.py `enqueue_ai_turns`), except one that leaves the game at its version
+    ("passed", or "stale" with no legal action): `keep_finished`.
     """
     job, store, record = current_game(key_prefix, game_id, expected_version)
     if isinstance(record, str):
@@ -63,6 +68,7 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     level = record.seats[seat].level or "random"
     view = ai_seat_view(record, seat, store.events(game_id) if reads_history(record.game, level) else None)
     if not view["legal_actions"]:
+        keep_finished(job)
         return "stale"
     rng = random.Random(f"{game_id}:{expected_version}:{seat}")
     started = time.perf_counter()
@@ -77,15 +83,35 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     seconds = time.perf_counter() - started
     if action is None:
         observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
+        keep_finished(job)
         return "passed"
     try:
-        played = play(store, make_queue(job.connection, job.origin), record, seat, action, notes,
-                      decision=(level, seconds))
+        played = play(store, job_queues(job), record, seat, action, notes, decision=(level, seconds))
     except VersionConflict:
         observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
         return "stale"
     game_records(key_prefix).keep(played)
     return "played" if not notes else "fallback"
+
+
+def job_queues(job: Job) -> Queues:
+    """The queue `job` came from, as the `Queues` its move is played with: the next turns of its game go there too.
+
+    That is the queue Redis the game's id chose (service/scheduling.py `Queues.for_game`), the one this worker
+    serves.
+    """
+    return Queues([make_queue(job.connection, job.origin)])
+
+
+def keep_finished(job: Job) -> None:
+    """Keep the running AI turn `job` finished, with its result, for a minute past `AI_JOB_STALE_SECONDS`.
+
+    For a turn that leaves its game at the version it was enqueued for (a Talmut seat that passes on a match
+    nobody waits for, talmut.md §4.1): while that version is younger than `AI_JOB_STALE_SECONDS`, a missing job
+    may be one about to be enqueued and counts as pending (service/turns.py `pending_ai`), so a job deleted at
+    once would show its seat as "being computed" until then. Past it, a missing job counts as gone anyway.
+    """
+    job.result_ttl = math.ceil(config.lifetimes()["AI_JOB_STALE_SECONDS"]) + 60
 
 
 def current_game(key_prefix: str, game_id: str, expected_version: int) -> tuple[Job, GameStore, GameRecord | str]:
@@ -186,7 +212,7 @@ def ai_turn_failed(job: Job, connection: Any, exc_type: Any, exc: BaseException 
     if action is None:
         return
     try:
-        play(store, make_queue(job.connection, job.origin), record, seat, action, notes)
+        play(store, job_queues(job), record, seat, action, notes)
     except VersionConflict:
         pass
 

@@ -3,21 +3,29 @@
 A job runs in the worker's own process, not in a work horse forked per job: a fork cost ~25 ms of every AI turn's
 wait and held one worker process to a few dozen moves a second (docs/benchmarks.md, AI job latency). An AI turn is
 short, bounded Python (the search levels' budgets) under RQ's job time limit, which `SimpleWorker` enforces
-in-process with SIGALRM as the forking worker does in its horse. Between two jobs RQ's loop also made about a
-dozen Redis round trips of its own (re-registering the worker three times, a suspension check, its state twice);
-the worker does those at most once per `RENEW_SECONDS`, stores "idle" only when it has to wait for a job, makes
-RQ's two writes before a job one, writes a succeeded job's last heartbeat with its result, and records a success
-without first watching and reading the job's dependents (no job here has any), so a job costs ~10 round trips
-instead of ~28 (tests/e2e/test_worker_round_trips.py). It logs two lines per job (the dequeue, RQ's "Job OK"), not
-four.
+in-process with SIGALRM as the forking worker does in its horse.
+
+Every queue-Redis command counts: one queue Redis carries every AI move of its games (docs/scaling.md). Around each
+job RQ's loop renewed the worker's registration three times, checked for a suspension, stored its state twice,
+kept an execution record (a hash, a sorted set, the started registry's entry and the worker's set, each with its
+expiry, all deleted again at the end) and a result with the finished registry's entry: ~50 commands. Here a job
+costs five: its dequeue, its fetch, its start (status, worker and heartbeat in the job's hash, out of RQ's
+intermediate list) and, for an AI turn, which keeps no result (`result_ttl=0`), the deletion of its hash. The
+registration, the state `rq info` shows, the success count and the working time are written with the renewal, at
+most once per `RENEW_SECONDS`, as is the check for `rq suspend`. The job's own `last_heartbeat` is its mark of
+life (service/turns.py `job_is_live`), renewed by one lifelong thread while it runs; RQ's execution records, whose
+only reader is RQ's started registry, are not written, so `rq info` lists no started jobs. It logs two lines per
+job (the dequeue, RQ's "Job OK"), not four.
 
 The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
 cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
-wait for a move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker (a Redis lock picks it) looks at
-each active game under `KEY_PREFIX` and enqueues again the AI turns whose job is gone
+wait for a move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker of each queue Redis (a Redis lock
+picks it) looks at each active game under `KEY_PREFIX` whose AI turns go to its queue Redis
+(`service.scheduling.queue_shard`) and enqueues again the AI turns whose job is gone
 (`service.turns.revive_ai_turns`); the version check makes the move happen exactly once even if the old job was
 only slow. It schedules again, the same way, a clock's timeout whose job is gone (worker/timeouts.py
-`revive_timeouts`). The sweep also drops expired games from the indexes (`GameStore.prune_indexes`).
+`revive_timeouts`). One sweep an interval, over all the queue Redis, also drops expired games from the indexes
+(`GameStore.prune_indexes`).
 """
 
 from __future__ import annotations
@@ -34,12 +42,13 @@ from typing import Any
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job, JobStatus
-from rq.logutils import blue, green
 from rq.registry import StartedJobRegistry
+from rq.suspension import WORKERS_SUSPENDED
 from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from service.config import lifetimes
+from service.scheduling import Queues, queue_shard
 from service.store import STORE_ERRORS, GameNotFound, GameStore, UntilRedisAnswers
 from service.turns import AI_JOB_TIMEOUT_SECONDS, make_queue, revive_ai_turns
 from worker.jobs import game_store
@@ -58,18 +67,25 @@ class CardroomWorker(SimpleWorker):
     """An RQ worker that runs jobs in its own process and also sweeps for dead AI turns between jobs and while idle."""
 
     log_result_lifespan = False
-    """RQ's "result is kept for 500 seconds" after every job: the same line each time (`result_ttl` is RQ's default)."""
+    """RQ's "result is kept for N seconds" after every job: the same line each time."""
 
-    def __init__(self, *args, key_prefix: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, key_prefix: str, shard: tuple[int, int] = (0, 1), **kwargs) -> None:  # type: ignore[no-untyped-def]
+        """RQ's worker of the queue Redis `shard` = (index, count) (service/config.py `worker_shard`).
+
+        Its sweep looks at the games under `key_prefix` whose jobs go there.
+        """
         kwargs.setdefault("job_monitoring_interval", lifetimes()["AI_JOB_HEARTBEAT_SECONDS"])
         super().__init__(*args, **kwargs)
         self.key_prefix = key_prefix
+        self.shard = shard
         self.last_swept = 0.0
         self.last_renewed = -math.inf
-        self.last_suspension_check = -math.inf
+        self.suspension_seen = False
         self.stored_state: str | None = None
-        self.running: tuple[Job, Execution, float] | None = None
-        """The job being run (with its execution and `time.monotonic()` start) while `marker` may mark it alive."""
+        self.unsaved_successes = 0
+        self.unsaved_working_seconds = 0.0
+        self.running: tuple[Job, float] | None = None
+        """The job being run (with its `time.monotonic()` start) while `marker` may mark it alive."""
         self.running_lock = threading.Lock()
         self.marker: threading.Thread | None = None
 
@@ -91,7 +107,31 @@ class CardroomWorker(SimpleWorker):
         self._stop_requested = True
         log.info("stopping after the current job; a second signal stops at once")
 
-    def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        """RQ's `SimpleWorker.execute_job` without an execution record: the job started (`start_job`), then run.
+
+        The states "busy" and "idle" are noted here and stored with the next renewal (`heartbeat`).
+        """
+        self.set_state(WorkerStatus.BUSY)
+        self.start_job(job, queue)
+        self.perform_job(job, queue, None)
+        self.set_state(WorkerStatus.IDLE)
+
+    def start_job(self, job: Job, queue: Queue) -> None:
+        """Mark `job` started by this worker (status, start, heartbeat: one HSET); take it off RQ's intermediate list.
+
+        RQ also stores an execution record and the worker's state and registration here, in one transaction of 17
+        commands; none of them is read by Cardroom, which tells a live job by its hash alone (`job_is_live`).
+        """
+        with self.connection.pipeline(transaction=False) as pipeline:
+            job.prepare_for_execution(self.name, pipeline=pipeline)
+            if job.ttl:  # as RQ: a job with a time to live must not expire while it runs (no job here has one)
+                pipeline.persist(job.key)
+            if len(self.queues) == 1:  # as RQ's `perform_job`: the dequeue left it in the queue's intermediate list
+                pipeline.lrem(queue.intermediate_queue_key, 1, job.id)
+            pipeline.execute()
+
+    def perform_job(self, job: Job, queue: Queue, execution: Execution | None) -> bool:
         """Run `job` here while `marker` marks it (and this worker) alive every `job_monitoring_interval` seconds.
 
         RQ's `SimpleWorker` marks a job alive only when it starts; the forking worker's parent does so while its
@@ -104,9 +144,9 @@ class CardroomWorker(SimpleWorker):
             self.marker = threading.Thread(target=self._mark_alive, name="job-heartbeat", daemon=True)
             self.marker.start()
         with self.running_lock:
-            self.running = job, execution, time.monotonic()
+            self.running = job, time.monotonic()
         try:
-            return super().perform_job(job, queue, execution)
+            return super().perform_job(job, queue, execution)  # type: ignore[arg-type] # RQ accepts none
         finally:  # `handle_execution_ended` did it, unless RQ's own bookkeeping raised first
             with self.running_lock:
                 self.running = None
@@ -114,11 +154,11 @@ class CardroomWorker(SimpleWorker):
     def handle_execution_ended(self, job: Job, queue: Queue, heartbeat_ttl: int) -> None:
         """The job returned or raised: stop marking it before RQ records its end (a round trip less after a success).
 
-        A mark after RQ's cleanup would put the finished execution back in the started registry. RQ stamps the
-        job's end and writes its last heartbeat (an HSET, a round trip of its own) so that a callback run next
-        counts as alive: after a job that raised (RQ marks it failed first), the failure callback
+        A mark after the job's hash is deleted would make a hash of its heartbeat alone (rq/rq#1450). RQ stamps
+        the job's end and writes its last heartbeat (an HSET, a round trip of its own) so that a callback run
+        next counts as alive: after a job that raised (RQ marks it failed first), the failure callback
         (`ai_turn_failed`) runs next, so that stays. After a job that returned, with no success callback, RQ's
-        next write is the finished job saved whole (`handle_job_success`), heartbeat included: it is only stamped.
+        next write is the job's end (`handle_job_success`): it is only stamped.
         """
         with self.running_lock:  # waits for a mark in flight
             self.running = None
@@ -128,29 +168,32 @@ class CardroomWorker(SimpleWorker):
         job.ended_at = job.last_heartbeat = rq_now()
 
     def handle_job_success(
-        self, job: Job, queue: Queue, started_job_registry: StartedJobRegistry, execution: Execution
+        self, job: Job, queue: Queue, started_job_registry: StartedJobRegistry, execution: Execution | None
     ) -> None:
-        """RQ's record of a succeeded job (result, finished registry, the execution's end) without its two reads first.
+        """RQ's record of a succeeded job, without reading its dependents: for an AI turn, its hash deleted.
 
-        Before its write, RQ watches the job's dependents and reads them, two round trips, to enqueue the jobs that
-        depend on this one. No job here has any: every job is enqueued by service/scheduling.py `enqueue_once`,
-        and no caller gives one a `depends_on`.
-        A job that repeats or is rate-limited (none here either) still goes RQ's own way.
+        An AI turn keeps no result (`result_ttl=0`: its result is the game's next version), no dependents and no
+        execution record, so its hash is all there is to delete: one command instead of RQ's transaction of 16.
+        Another job (a clock's timeout) is saved finished with its result, as RQ does, without RQ's two reads of
+        its dependents first (no job here has any: every job is enqueued by service/scheduling.py
+        `enqueue_once`, and no caller gives one a `depends_on`). The worker's success count and working time are
+        stored with its next renewal. A job that repeats or is rate-limited (none here either) goes RQ's own way.
         """
         if job.repeats_left is not None or job.has_rate_limit:
-            super().handle_job_success(job, queue, started_job_registry, execution)
+            super().handle_job_success(job, queue, started_job_registry, execution)  # type: ignore[arg-type]
             return
         assert job.started_at is not None and job.ended_at is not None, "set by perform_job and handle_execution_ended"
-        with self.connection.pipeline() as pipeline:
-            self.increment_successful_job_count(pipeline=pipeline)
-            self.increment_total_working_time(job.ended_at - job.started_at, pipeline)
-            result_ttl = job.get_result_ttl(self.default_result_ttl)
-            if result_ttl != 0:
-                job._handle_success(result_ttl, pipeline=pipeline, worker_name=self.name, execution_id=execution.id,
-                                    execution_started_at=execution.created_at, execution_ended_at=job.ended_at)
-            job.cleanup(result_ttl, pipeline=pipeline, remove_from_queue=False)
-            self.cleanup_execution(job, pipeline=pipeline, execution=execution)
-            pipeline.execute()
+        self.unsaved_successes += 1
+        self.unsaved_working_seconds += (job.ended_at - job.started_at).total_seconds()
+        result_ttl = job.get_result_ttl(self.default_result_ttl)
+        if result_ttl == 0:
+            self.connection.delete(job.key)
+        else:
+            with self.connection.pipeline() as pipeline:
+                job._handle_success(result_ttl, pipeline=pipeline, worker_name=self.name,
+                                    execution_started_at=job.started_at, execution_ended_at=job.ended_at)
+                job.cleanup(result_ttl, pipeline=pipeline, remove_from_queue=False)
+                pipeline.execute()
         # debug, not RQ's info: RQ's "Job OK" line follows (~16 us a line, JSON-formatted: ~0.5% of a job each)
         self.log.debug("Successfully completed job %s in %ss on worker %s", job.id, job.ended_at - job.started_at,
                        self.name)
@@ -164,11 +207,14 @@ class CardroomWorker(SimpleWorker):
             with self.running_lock:
                 if self.running is None:
                     continue
-                job, execution, started = self.running
+                job, started = self.running
                 if time.monotonic() - started > (job.timeout or AI_JOB_TIMEOUT_SECONDS) + 60:
                     continue
                 try:
-                    self.maintain_heartbeats(job, execution)
+                    with self.connection.pipeline(transaction=False) as mark:
+                        self.heartbeat(self.job_monitoring_interval + 60, mark)
+                        job.heartbeat(rq_now(), 0, mark)  # RQ 3.0 ignores the time to live given here
+                        mark.execute()
                 except Exception:  # never let a failed mark end the marking: the next one may succeed
                     log.warning("job %s: could not mark it alive", job.id, exc_info=True)
 
@@ -176,93 +222,61 @@ class CardroomWorker(SimpleWorker):
         """Renew this worker's registration: within `pipeline` as RQ asks, else at most once per `RENEW_SECONDS`.
 
         RQ renews it, three commands one at a time, three times around every job; the registration lives
-        `worker_ttl` + 60 s (8 minutes), so once a second loses nothing, and the three go in one round trip.
+        `worker_ttl` + 60 s (8 minutes), so once a second loses nothing. The renewal is one round trip, which
+        also stores the state noted since the last one (`set_state`) and the successes and working time counted
+        since (`handle_job_success`), and looks for `rq suspend` (`check_for_suspension`).
         """
         if pipeline is not None:
             super().heartbeat(timeout, pipeline)
             return
         if time.monotonic() - self.last_renewed < RENEW_SECONDS:
             return
+        state, successes, seconds = self._state, self.unsaved_successes, self.unsaved_working_seconds
         with self.connection.pipeline(transaction=False) as renewal:
             super().heartbeat(timeout, renewal)
-            renewal.execute()
+            if state != self.stored_state:
+                renewal.hset(self.key, "state", state)
+            if successes:
+                renewal.hincrby(self.key, "successful_job_count", successes)
+                renewal.hincrbyfloat(self.key, "total_working_time", seconds)
+            renewal.exists(WORKERS_SUSPENDED)
+            self.suspension_seen = bool(renewal.execute()[-1])
+        self.stored_state = state
+        self.unsaved_successes -= successes
+        self.unsaved_working_seconds -= seconds
         self.last_renewed = time.monotonic()
 
     def check_for_suspension(self, burst: bool) -> None:
-        """RQ's check for `rq suspend` (a Redis read), at most once per `RENEW_SECONDS` instead of before every job."""
-        if time.monotonic() - self.last_suspension_check < RENEW_SECONDS:
-            return
-        super().check_for_suspension(burst)
-        self.last_suspension_check = time.monotonic()
+        """RQ's wait while `rq suspend` holds, once the last renewal saw it, instead of a transaction before every job.
 
-    def execute_job(self, job: Job, queue: Queue) -> None:
-        """RQ's `SimpleWorker.execute_job`: its two writes before the job made one, the state "idle" after it noted.
-
-        RQ stores the job's execution and the state "busy" (`prepare_execution`), then marks the job started in a
-        second round trip (`prepare_job_execution`, inside `perform_job`); `start_execution` does both in one.
-        The state "idle" after the job is not stored: the next dequeue stores it if it has to wait
-        (`dequeue_job_and_maintain_ttl`); with a job waiting, as in a busy queue or an all-AI game (its job
-        enqueues the next turn before it ends), the stored state goes from one job's "busy" to the next's, a round
-        trip less per job.
-        """
-        execution = self.start_execution(job, queue)
-        self.perform_job(job, queue, execution)
-        self._state = WorkerStatus.IDLE
-
-    def start_execution(self, job: Job, queue: Queue) -> Execution:
-        """RQ's `prepare_execution` and `prepare_job_execution` in one pipeline: the job's execution, started."""
-        with self.connection.pipeline() as pipeline:
-            heartbeat_ttl = self.get_heartbeat_ttl(job)
-            execution = Execution.create(job, heartbeat_ttl, pipeline=pipeline, worker_name=self.name)
-            self.executions[execution.id] = execution
-            self.set_state(WorkerStatus.BUSY, pipeline=pipeline)
-            self.heartbeat(heartbeat_ttl, pipeline=pipeline)
-            job.prepare_for_execution(self.name, pipeline=pipeline)  # its heartbeat too
-            pipeline.persist(job.key)
-            if len(self.queues) == 1:  # as RQ's `perform_job`: the dequeue left it in the queue's intermediate list
-                pipeline.lrem(queue.intermediate_queue_key, 1, job.id)
-            pipeline.execute()
-        return execution
-
-    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
-        """Only RQ's process title: `start_execution` has stored the rest."""
-        self.procline(f"Processing {job.func_name} from {job.origin} since {time.time()}")
-
-    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
-        """A job already waiting, taken at once; else RQ's dequeue, which stores "idle" and then waits for one.
-
-        Before the take, as RQ's loop does: the registration's renewal (`heartbeat`), RQ's maintenance and the
-        sweep when due; after it, RQ's log line of a dequeued job.
+        RQ renews the registration and reads the suspension (five commands in a transaction) before every job.
         """
         self.heartbeat()
-        if self.should_run_maintenance_tasks:
-            self.run_maintenance_tasks()
-        waiting = self.queue_class.dequeue_any(
-            self._ordered_queues, None, connection=self.connection, job_class=self.job_class,
-            serializer=self.serializer, death_penalty_class=self.death_penalty_class,
-        )
-        if waiting is None:
-            return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
-        job, queue = waiting
-        self.reorder_queues(reference_queue=queue)
-        job.redis_server_version = self.get_redis_server_version()
-        if self.log_job_description:
-            self.log.info("Worker %s: %s: %s (%s)", self.name, green(queue.name), blue(job.description), job.id)
-        else:
-            self.log.info("Worker %s: %s: %s", self.name, green(queue.name), job.id)
-        return waiting
+        if self.suspension_seen:
+            super().check_for_suspension(burst)
+
+    def register_death(self) -> None:
+        """RQ's sign-off, after a last renewal that stores the successes and working time not stored yet."""
+        self.last_renewed = -math.inf
+        self.heartbeat()
+        super().register_death()
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        """Only RQ's process title: `start_job` has stored the rest."""
+        self.procline(f"Processing {job.func_name} from {job.origin} since {time.time()}")
 
     def set_state(self, state: str, pipeline: Any = None) -> None:
-        """Store this worker's state (`rq info` shows it), unless Redis holds it already.
+        """Note this worker's state (`rq info` shows it): stored within `pipeline` as RQ asks, else with the renewal.
 
-        RQ stores "idle" at every wait for a job, also after a wait that found none (every `dequeue_timeout`).
+        RQ stores "busy" before every job and "idle" after it and at every wait for a job, also after a wait that
+        found none (every `dequeue_timeout`): two commands a job for what `rq info` shows.
         """
-        if pipeline is None and state == self.stored_state:
+        if pipeline is None:
             self._state = state
             return
         super().set_state(state, pipeline)
-        # within a pipeline the write is not done yet (and may fail): the next direct write goes through
-        self.stored_state = state if pipeline is None else None
+        # within a pipeline the write is not done yet (and may fail): the next renewal stores it again
+        self.stored_state = None
 
     def stop_scheduler(self) -> None:
         """Stop RQ's scheduler process as RQ does (SIGTERM, then wait), but kill it after `SCHEDULER_STOP_SECONDS`.
@@ -300,22 +314,31 @@ class CardroomWorker(SimpleWorker):
         if self._sweep_due():
             self.last_swept = time.monotonic()
             try:
-                sweep(game_store(self.key_prefix), self.queues, SWEEP_INTERVAL_SECONDS)
+                sweep(game_store(self.key_prefix), self.queues[0], SWEEP_INTERVAL_SECONDS, self.shard)
             except STORE_ERRORS:
                 log.warning("sweep failed: Redis unreachable", exc_info=True)
 
 
-def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, int]]:  # type: ignore[type-arg]
-    """Revive the dead AI turns and timeouts of every active game (once per `interval` across all workers).
+def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int] = (0, 1)) -> list[tuple[str, int]]:
+    """Revive the dead AI turns and timeouts of the active games whose jobs go to `queue`, once per `interval`.
 
-    Returns the `(game_id, seat)` of the AI turns revived.
+    `queue` is on the queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`); one of its workers
+    sweeps each interval. The games' indexes are pruned once per `interval` across the workers of all the queue Redis.
+    With one queue Redis, both are the one lock `<prefix>:sweep-lock`. Returns the `(game_id, seat)` of the AI turns
+    revived.
     """
-    if not store.client.set(f"{store.prefix}:sweep-lock", 1, nx=True, px=max(1, int(interval * 1000) - 100)):
-        return []  # another worker swept within this interval
-    store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
+    index, count = shard
+    expiry = max(1, int(interval * 1000) - 100)
+    lock = f"{store.prefix}:sweep-lock"
+    if not store.client.set(lock if count == 1 else f"{lock}:{index}", 1, nx=True, px=expiry):
+        return []  # another worker of this queue Redis swept within this interval
+    if count == 1 or store.client.set(lock, 1, nx=True, px=expiry):
+        store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
     revived = []
-    queue = make_queue(queues[0].connection, queues[0].name)
+    queues = Queues([make_queue(queue.connection, queue.name)])
     for game_id in store.active_game_ids():
+        if count > 1 and queue_shard(game_id, count) != index:
+            continue  # another queue Redis's: its workers sweep it
         try:
             record = store.load(game_id)
         except GameNotFound:
@@ -324,6 +347,6 @@ def sweep(store: GameStore, queues: list, interval: float) -> list[tuple[str, in
         except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
             log.exception("sweep: cannot read the record of game %s", game_id)
             continue
-        revived += [(game_id, seat) for seat in revive_ai_turns(store, queue, record)]
-        revive_timeouts(store, queue, record, lifetimes()["AI_JOB_STALE_SECONDS"])
+        revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
+        revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
     return revived

@@ -21,10 +21,11 @@ from engine.ai import choose_action
 from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service import clocks
+from service.scheduling import Queues
 from service.store import GameRecord, GameStore, VersionConflict
-from service.turns import MAX_REVIVES, job_is_live, make_queue, play
+from service.turns import MAX_REVIVES, job_is_live, play
 from service.views import ai_seat_view
-from worker.jobs import current_game, fallback_move, outlasting
+from worker.jobs import current_game, fallback_move, job_queues, outlasting
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +54,12 @@ def play_timeout(key_prefix: str, game_id: str, expected_version: int, seat: int
     if time.time() < deadline:
         return "early"
     try:
-        return apply_timeout(store, make_queue(job.connection, job.origin), record, seat)
+        return apply_timeout(store, job_queues(job), record, seat)
     except VersionConflict:
         return "stale"
 
 
-def apply_timeout(store: GameStore, queue: Queue, record: GameRecord, seat: int) -> str:
+def apply_timeout(store: GameStore, queues: Queues, record: GameRecord, seat: int) -> str:
     """Apply `seat`'s timeout to `record`, whose deadline for it has passed: "autoplayed" or "forfeited".
 
     Raises:
@@ -69,13 +70,13 @@ def apply_timeout(store: GameStore, queue: Queue, record: GameRecord, seat: int)
     if config.on_timeout == "forfeit" or clocks.timeouts_in_a_row(record, seat) + 1 >= config.autoplay_limit:
         resign = {"type": "resign"}
         notes = [Event("timeout", {"seat": seat, "action": resign}), Event("forfeit", {"seat": seat})]
-        play(store, queue, record, seat, resign, notes, by_clock="timeout")
+        play(store, queues, record, seat, resign, notes, by_clock="timeout")
         return "forfeited"
     by_clock: clocks.ClockMove = "timeout"
     for _ in range(MAX_TURN_MOVES):
         action, notes = default_move(record, seat)
         try:
-            record = play(store, queue, record, seat, action,
+            record = play(store, queues, record, seat, action,
                           [Event(by_clock, {"seat": seat, "action": dict(action)}), *notes], by_clock=by_clock)
         except VersionConflict:
             if by_clock == "timeout":

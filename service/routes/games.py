@@ -117,7 +117,7 @@ def _what_the_body_is(body: Any) -> str:
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     """The API view of `record` for `seat`, with `pending_ai` read from the queue and each seat's `last_seen`."""
-    view = game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
+    view = game_view(record, seat, pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"]))
     return with_presence(view, services().store.last_seen(record.game_id))
 
 
@@ -158,7 +158,7 @@ class Games(MethodView):
         private = body["visibility"] == "private"
         codes = invitations(seats) if private else []
         record = create_game(
-            services().store, services().queue, body["game"], seats, body["options"], body.get("deck"),
+            services().store, services().queues, body["game"], seats, body["options"], body.get("deck"),
             body.get("seed"), body["visibility"], codes,
         )
         response = {**view_of(record, creator), "player_token": token}
@@ -216,7 +216,7 @@ class Seats(MethodView):
         """
         def attempt() -> tuple[GameRecord, int, str]:
             record = services().records.load(game_id)
-            return take_seat(services().store, services().queue, record, body["name"], body.get("seat"),
+            return take_seat(services().store, services().queues, record, body["name"], body.get("seat"),
                              body.get("invite"))
 
         record, seat, token = retried(attempt)
@@ -248,7 +248,7 @@ class GameResource(MethodView):
         record = services().records.load(game_id)
         who = reader(record)  # credentials of no seat answer 401 now, not after a long-poll
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
-        revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
+        revive_ai_turns(services().store, services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"])
         if after is not None and query["wait"] > 0 and record.version <= after:
             wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
             record = services().records.load(game_id, at_least=wait_for_version(record, after, wait))
@@ -294,7 +294,7 @@ class Stream(MethodView):
         """
         record = services().records.load(game_id)
         who = reader(record)  # credentials of no seat answer 401 before the stream starts
-        revive_ai_turns(services().store, services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"])
+        revive_ai_turns(services().store, services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"])
         services().dispatcher.check_room()  # a full process answers 503 now, not an empty stream
         after = headers.get("last_event_id", query.get("after_version"))
         events = stream_with_context(view_events(record, who, after))
@@ -424,7 +424,7 @@ class Actions(MethodView):
             abort(403, message="you resigned: the AI plays this seat now", error="not_your_turn")
         if request.if_match and not request.if_match.contains(str(record.version)):
             abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
-        return play(store, services().queue, record, seat, action)
+        return play(store, services().queues, record, seat, action)
 
 
 @blp.route("/<game_id>/events")
@@ -481,7 +481,7 @@ class Leave(MethodView):
         """
         def attempt() -> dict[str, Any]:
             record = services().records.load(game_id)
-            return leave(services().store, services().queue, record, player_seat(record))
+            return leave(services().store, services().queues, record, player_seat(record))
 
         return retried(attempt)
 
@@ -512,6 +512,6 @@ class Rematch(MethodView):
         token = bearer_token()
         assert token is not None  # player_seat found the token's seat
         new_record, new_seat, new_token, created = join_rematch(
-            services().store, services().queue, record, seat, token, (body or {}).get("seed")
+            services().store, services().queues, record, seat, token, (body or {}).get("seed")
         )
         return {**view_of(new_record, new_seat), "player_token": new_token}, 201 if created else 200

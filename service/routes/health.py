@@ -43,13 +43,14 @@ class Ready(MethodView):
         """Redis answers, may not evict game keys, and takes writes: the service can take requests.
 
         For a readiness probe: 503 `store_unavailable` when the game state's Redis (or any node of its cluster) or
-        the queue's Redis is unreachable or its `maxmemory-policy` may evict keys (unless
+        a queue Redis (any that `RQ_REDIS_URL` lists) is unreachable or its `maxmemory-policy` may evict keys (unless
         `REDIS_EVICTION_ALLOWED`), 503 `store_full` when the game state's Redis is out of memory.
         """
         services = current_app.extensions["cardroom"]
         allowed = current_app.config["REDIS_EVICTION_ALLOWED"]
         check_eviction_policy(services.store.client, allowed)
-        if services.queue.connection is not services.store.client:
-            check_eviction_policy(services.queue.connection, allowed)
+        for queue in services.queues:
+            if queue.connection is not services.store.client:
+                check_eviction_policy(queue.connection, allowed)
         services.store.check_writable()
         return {"status": "ok"}

@@ -274,7 +274,7 @@ def test_a_timeout_survives_the_worker_that_scheduled_it_being_killed(redis_conn
         game_id = created.json["game_id"]
         joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"}).json
         version = joined["version"]
-        scheduled = ScheduledJobRegistry(queue=api.services.queue)
+        scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
         assert timeout_job_id(game_id, version, 0) in scheduled.get_job_ids()
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()

@@ -29,10 +29,12 @@ from tests.service.conftest import Api
 pytestmark = pytest.mark.e2e
 
 GAMES = 4
-ROUND_TRIPS_PER_JOB = 11
-"""The bound: ~10.3 now, 4 of them RQ's (dequeue, fetch, the job's start, its end with its result) and 6 the job's
-own (load the game, its history for Durak's `easy`, store the move, its index entries with its counters, and
-enqueue the next turn, which RQ does in two); ~13.3 before the worker stopped watching and reading a succeeded
+ROUND_TRIPS_PER_JOB = 10
+"""The bound: ~9.3 now, 4 of them RQ's (dequeue, fetch, the job's start, its end: the hash deleted, an AI turn
+keeps no result) and 5 the job's own (load the game, its history for Durak's `easy`, store the move, its index
+entries with its counters, and enqueue the next turn, in one script call since the queue's registration is made
+once per process); ~10.3 before the worker stopped writing RQ's execution record and its counters per job and the
+enqueue registered the queue each time; ~13.3 before the worker stopped watching and reading a succeeded
 job's dependents (it has none) and made RQ's two writes before a job one; ~16.7 before the worker stopped storing
 "idle" between two jobs when the next one waits, writing a succeeded job's last heartbeat apart from its result,
 and counting the move apart from its index entries; ~28.4 before the worker stopped renewing its registration and

@@ -61,7 +61,7 @@ class Api:
         self.connection = connection
         self.services = app.extensions["cardroom"]
         # One worker for the test: a new one cleans the queue's registries first, which costs ~0.1 s a call.
-        self.worker = BurstWorker([self.services.queue], connection=connection, serializer="json")
+        self.worker = BurstWorker([self.services.queues[0]], connection=connection, serializer="json")
 
     def request(self, method: str, path: str, token: str | None = None, json: Any = None, **headers: str):
         if token is not None:
@@ -119,7 +119,7 @@ class Api:
         Jobs scheduled for later (Talmut's match pause, talmut.md §3.18) are made due at once and moved to the
         queue by RQ's own scheduler, so tests never wait out a pause; `with_scheduler=False` leaves them waiting.
         """
-        scheduled = ScheduledJobRegistry(queue=self.services.queue)
+        scheduled = ScheduledJobRegistry(queue=self.services.queues[0])
         while True:
             self.worker.work(burst=True, logging_level="WARNING")
             waiting = scheduled.get_job_ids()

@@ -109,8 +109,8 @@ def test_without_a_clock_nothing_is_scheduled_and_the_view_says_null(api):
     view = api.view(game_id, tokens[1]).json
     assert view["clock"] is None and all("clock" not in seat for seat in view["seats"])
     assert api.services.store.load(game_id).clock is None
-    scheduled = ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
-    assert [job for job in scheduled if job.startswith("clock-")] == [] and api.services.queue.job_ids == []
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0]).get_job_ids()
+    assert [job for job in scheduled if job.startswith("clock-")] == [] and api.services.queues[0].job_ids == []
 
 
 def test_a_bank_runs_only_while_its_seat_must_act_and_gains_the_increment(api, fake_time):
@@ -186,7 +186,7 @@ def test_a_timeout_job_autoplays_the_whole_turn_exactly_once(api, fake_time, mon
     game_id, _ = talmut_humans(api, {"turn_seconds": 1})
     view = api.view(game_id).json
     version = view["version"]
-    assert timeout_job_id(game_id, version, 0) in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
+    assert timeout_job_id(game_id, version, 0) in ScheduledJobRegistry(queue=api.services.queues[0]).get_job_ids()
     fake_time.now = moment(view["clock"]["deadline"]) + 0.05
 
     api.run_ai()  # RQ's scheduler, made due at once: seat 0's job applies, seat 1's new one is early
@@ -197,7 +197,7 @@ def test_a_timeout_job_autoplays_the_whole_turn_exactly_once(api, fake_time, mon
     assert [event["version"] for event in made] == [version + 1, version + 2]
     assert view["state"]["turn"] != 0 and view["seats"][0]["clock"]["timeouts"] == 1
 
-    job = api.services.queue.enqueue(TIMEOUT_JOB, args=(api.services.store.prefix, game_id, version, 0))
+    job = api.services.queues[0].enqueue(TIMEOUT_JOB, args=(api.services.store.prefix, game_id, version, 0))
     api.run_ai()
     assert Job.fetch(job.id, api.connection, serializer="json").return_value() == "stale"
     assert [event for event in events_of(api, game_id, "timeout", "autoplay") if event["seat"] == 0] == made
@@ -206,18 +206,18 @@ def test_a_timeout_job_autoplays_the_whole_turn_exactly_once(api, fake_time, mon
 def test_autoplay_limit_timeouts_in_a_row_forfeit_and_a_move_of_ones_own_resets_the_count(api, fake_time):
     game_id, tokens = durak_humans(api, {"turn_seconds": 5, "autoplay_limit": 2})
     services = api.services
-    store, queue = services.store, services.queue
+    store = services.store
 
-    apply_timeout(store, queue, store.load(game_id), 0)  # Ann attacks by the clock
+    apply_timeout(store, services.queues, store.load(game_id), 0)  # Ann attacks by the clock
     attack = events_of(api, game_id, "timeout")[0]["action"]
     api.act(game_id, tokens[1], {"type": "take"})
     assert api.view(game_id).json["seats"][0]["clock"]["timeouts"] == 1
     api.act(game_id, tokens[0], {"type": "done"})  # her own move: the count starts again
     assert api.view(game_id).json["seats"][0]["clock"]["timeouts"] == 0
 
-    assert apply_timeout(store, queue, store.load(game_id), 0) == "autoplayed"
+    assert apply_timeout(store, services.queues, store.load(game_id), 0) == "autoplayed"
     api.act(game_id, tokens[1], {"type": "take"})
-    assert apply_timeout(store, queue, store.load(game_id), 0) == "forfeited"
+    assert apply_timeout(store, services.queues, store.load(game_id), 0) == "forfeited"
     view = api.view(game_id).json
     assert (view["status"], view["result"]["losers"], view["result"]["reason"]) == ("finished", [0], "resign")
     timeouts = events_of(api, game_id, "timeout", "forfeit")
@@ -231,7 +231,7 @@ def test_on_timeout_forfeit_hands_a_talmut_seat_to_the_easy_ai(api):
     """talmut.md §3.17: a resigned seat plays on at `easy`; its clock stops (AI seats are never charged)."""
     game_id, _ = talmut_humans(api, {"turn_seconds": 5, "on_timeout": "forfeit"})
     store = api.services.store
-    assert apply_timeout(store, api.services.queue, store.load(game_id), 0) == "forfeited"
+    assert apply_timeout(store, api.services.queues, store.load(game_id), 0) == "forfeited"
     view = api.view(game_id).json
     assert view["status"] == "active"
     assert (view["seats"][0]["kind"], view["seats"][0]["level"], view["seats"][0]["clock"]["running"]) == (
@@ -245,7 +245,7 @@ def test_on_timeout_forfeit_hands_a_talmut_seat_to_the_easy_ai(api):
 
 
 def test_the_sweep_schedules_again_a_timeout_whose_job_is_gone_or_stuck(api, fake_time):
-    store, queue = api.services.store, api.services.queue
+    store, queue = api.services.store, api.services.queues[0]
 
     def game_due_since(seconds: float):  # a game whose seat 0 timed out `seconds` ago, by the real clock
         fake_time.now = time.time() - 2 - seconds

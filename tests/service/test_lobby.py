@@ -76,7 +76,7 @@ def test_expired_games_cost_nothing_and_the_sweep_drops_them(make_redis: Any, mo
     assert [game["game_id"] for game in page["games"]] == live[::-1] and page["next_offset"] is None
     assert cost <= 2 + BOUND, f"{cost} Redis commands past {GAMES} expired games"
     monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")
-    sweep(api.services.store, [api.services.queue], interval=1.0)
+    sweep(api.services.store, api.services.queues[0], interval=1.0)
     waiting = {member.decode() for member in server.client().zrange("lobby:index:waiting", 0, -1)}
     assert waiting == set(live) and not set(expired) & waiting
 

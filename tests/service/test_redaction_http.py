@@ -58,9 +58,9 @@ def check_step(api: Api, game_id: str, tokens: dict[int, str], seats: int, befor
                         assert not secret & said, f"error to {viewer} names {secret & said}"
                     else:  # the move happened to be legal for this seat too: a real step
                         return check_step(api, game_id, tokens, seats, now, view["version"], rng)
-    for job in api.services.queue.get_jobs() + [
-        api.services.queue.fetch_job(job_id) for job_id in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
-    ]:
+    queue = api.services.queues[0]
+    scheduled = [queue.fetch_job(job_id) for job_id in ScheduledJobRegistry(queue=queue).get_job_ids()]
+    for job in queue.get_jobs() + scheduled:
         if job is None:
             continue
         _, job_game, _, seat = job.args
@@ -75,7 +75,7 @@ def run_one_ai_job(api: Api) -> bool:
 
     `Job.perform()` rather than a worker: a worker's start-up costs about 0.1 s, too much for every step.
     """
-    queue = api.services.queue
+    queue = api.services.queues[0]
     waiting = queue.get_job_ids() or ScheduledJobRegistry(queue=queue).get_job_ids()
     if not waiting:
         return False

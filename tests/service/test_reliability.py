@@ -163,10 +163,10 @@ def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch)
     stored = json.loads(api.connection.hget(key, "record"))
     api.connection.hset(key, "record", json.dumps({**stored, "seats": 7}))
     game_id, _, view = ai_game(api)
-    queue = api.services.queue
+    queue = api.services.queues[0]
     Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
     time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
-    assert sweep(api.services.store, [queue], interval=1.0) == [(game_id, 1)]
+    assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
 
 
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
@@ -177,7 +177,7 @@ def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -
 
 def race_once(api: Api) -> None:
     game_id, token, view = ai_game(api)
-    store, queue = api.services.store, api.services.queue
+    store = api.services.store
     record = store.load(game_id)
     game = GAMES["durak"]
     ai_move = next(a for a in game.legal_actions(game.load_state(record.state), 1) if a["type"] != "resign")
@@ -187,7 +187,7 @@ def race_once(api: Api) -> None:
     def ai() -> None:
         barrier.wait()
         try:
-            play(store, queue, record, 1, ai_move)
+            play(store, api.services.queues, record, 1, ai_move)
             outcome["ai"] = "won"
         except Exception as error:  # noqa: BLE001 - the loser's error is the point
             outcome["ai"] = type(error).__name__
@@ -218,13 +218,13 @@ def test_a_lost_ai_job_is_enqueued_again_when_the_game_is_viewed(make_api: Any) 
     AI_JOB_STALE_SECONDS (its writer may be about to enqueue it), then revived by the next view and played once."""
     api = make_api(AI_JOB_STALE_SECONDS=1)
     game_id, token, view = ai_game(api)
-    queue = api.services.queue
+    queue = api.services.queues[0]
     job_id = ai_job_id(game_id, view["version"], 1)
     Job.fetch(job_id, queue.connection, queue.serializer).delete()
     assert api.view(game_id, token).json["pending_ai"] == [1]
     assert job_id not in queue.job_ids, "revived before its writer could have enqueued it"
     time.sleep(1.1)
-    assert pending_ai(queue, api.services.store.load(game_id), 1) == []
+    assert pending_ai(api.services.queues, api.services.store.load(game_id), 1) == []
     assert api.view(game_id, token).json["pending_ai"] == [1]  # the view enqueued it again
     Job.fetch(job_id, queue.connection, queue.serializer)
     api.run_ai()
@@ -242,7 +242,7 @@ def test_a_version_read_between_its_write_and_its_enqueue_is_not_revived(  # typ
     created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5).json
     game_id, token = created["game_id"], created["player_token"]
     api.run_ai()  # the AI leads: the game waits for the human now
-    store, queue = api.services.store, api.services.queue
+    store, queue = api.services.store, api.services.queues[0]
     wake_ai = turns.wake_ai
     in_window: list[int] = []
 
@@ -252,7 +252,7 @@ def test_a_version_read_between_its_write_and_its_enqueue_is_not_revived(  # typ
             if looker == "views":
                 assert [api.view(game_id).json["pending_ai"] for _ in range(10)] == [[1]] * 10
             else:
-                assert sweep(store, [queue], interval=1.0) == []
+                assert sweep(store, queue, interval=1.0) == []
         wake_ai(store_, queue_, record)
 
     monkeypatch.setattr(turns, "wake_ai", look_then_wake)
@@ -273,7 +273,7 @@ def test_many_views_of_a_lost_ai_turn_at_once_revive_it_once(make_api: Any) -> N
     Redis lock) and count one revive."""
     api = make_api(AI_JOB_STALE_SECONDS=1)
     game_id, token, view = ai_game(api)
-    queue = api.services.queue
+    queue = api.services.queues[0]
     job_id = ai_job_id(game_id, view["version"], 1)
     Job.fetch(job_id, queue.connection, queue.serializer).delete()
     time.sleep(1.1)
@@ -302,16 +302,16 @@ def test_a_job_taken_by_a_worker_that_died_before_starting_it_is_revived(make_ap
     monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")  # the sweep's, read like the worker's from the environment
     api = make_api(AI_JOB_STALE_SECONDS=1)
     game_id, token, view = ai_game(api)
-    queue, store = api.services.queue, api.services.store
+    queue, store = api.services.queues[0], api.services.store
     job_id = ai_job_id(game_id, view["version"], 1)
     # what RQ's dequeue does (BLMOVE into the intermediate list); then the worker dies
     assert api.connection.lmove(queue.key, queue.intermediate_queue_key) == job_id.encode()
     assert Job.fetch(job_id, queue.connection, queue.serializer).get_status() == "queued"
     record = store.load(game_id)
-    assert pending_ai(queue, record, 1) == [1]  # just taken: a live worker may be about to start it
+    assert pending_ai(api.services.queues, record, 1) == [1]  # just taken: a live worker may be about to start it
     time.sleep(1.1)
-    assert pending_ai(queue, record, 1) == [], "a job nobody will run counts as pending"
-    assert sweep(store, [queue], interval=1.0) == [(game_id, 1)]
+    assert pending_ai(api.services.queues, record, 1) == [], "a job nobody will run counts as pending"
+    assert sweep(store, queue, interval=1.0) == [(game_id, 1)]
     assert job_id.encode() not in api.connection.lrange(queue.intermediate_queue_key, 0, -1)
     api.run_ai()
     assert store.version(game_id) > view["version"]
@@ -336,16 +336,16 @@ def test_a_scheduled_job_nobody_moved_to_the_queue_is_revived(make_api: Any, mon
         view = api.act(game_id, token, move).json
         api.run_ai(with_scheduler=False)
         view = api.view(game_id, token).json
-    queue, store = api.services.queue, api.services.store
+    queue, store = api.services.queues[0], api.services.store
     scheduled = ScheduledJobRegistry(queue=queue)
     job_id = ai_job_id(game_id, view["version"], 2)
     assert scheduled.get_job_ids() == [job_id]
     record = store.load(game_id)
     due = scheduled.get_scheduled_time(job_id).timestamp()
-    assert pending_ai(queue, record, 1) == [2]
+    assert pending_ai(api.services.queues, record, 1) == [2]
     time.sleep(max(0.0, due + 1.1 - time.time()))  # and no scheduler runs
-    assert pending_ai(queue, record, 1) == [], "a job no scheduler moves counts as pending"
-    assert sweep(store, [queue], interval=1.0) == [(game_id, 2)]
+    assert pending_ai(api.services.queues, record, 1) == [], "a job no scheduler moves counts as pending"
+    assert sweep(store, queue, interval=1.0) == [(game_id, 2)]
     api.run_ai(with_scheduler=False)
     assert store.version(game_id) > view["version"]
 
@@ -364,7 +364,7 @@ def test_a_redis_failure_after_the_write_still_answers_the_stored_move(make_api:
     def broken(*args: Any, **kwargs: Any) -> None:
         raise redis.ConnectionError("Redis went away")
 
-    monkeypatch.setattr(api.services.queue, "enqueue", broken)
+    monkeypatch.setattr(api.services.queues[0], "enqueue", broken)
     while True:
         move = next(a for a in view["legal_actions"] if a["type"] != "resign")
         played = api.act(game_id, token, move)

@@ -403,7 +403,7 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     play(api, game_id, tokens, "s0 draw stock, s0 discard, s0 skip_power, s1 draw stock, s1 discard, s1 skip_power")
     api.run_ai(with_scheduler=False)  # seat 2 may match at once (easy knows nothing: it passes)
     assert api.view(game_id).json["state"]["turn"] == 2
-    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
     assert len(scheduled.get_job_ids()) == 1  # the easy AI waits match_pause_ms before it draws (§3.18)
     api.run_ai()
     view = api.view(game_id, tokens[0]).json
@@ -430,10 +430,10 @@ def test_the_pause_is_skipped_when_only_ai_seats_may_match_and_shown_when_a_huma
     assert created.status_code == 201 and created.json["status"] == "active"
     game_id, token = created.json["game_id"], created.json["player_token"]
     view = play(api, game_id, [token], "s0 draw stock, s0 swap 0")
-    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
     assert view["ai_pauses"] == [] and scheduled.get_job_ids() == []
     version = view["version"]
-    assert api.services.queue.get_job_ids() == [f"ai-{game_id}-{version}-2", f"ai-{game_id}-{version}-1"]
+    assert api.services.queues[0].get_job_ids() == [f"ai-{game_id}-{version}-2", f"ai-{game_id}-{version}-1"]
     assert api.view(game_id).json["pending_ai"] == [1, 2]
     api.run_ai(with_scheduler=False)  # seat 2 passes (it knows none of its cards), seat 1 plays its turn
     view = api.view(game_id, token).json
@@ -471,7 +471,7 @@ def clocked_game(api, monkeypatch, seats):
             continue
         joined = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": f"P{number}"})
         tokens.append(joined.json["player_token"])
-    scheduled = ScheduledJobRegistry(queue=api.services.queue)
+    scheduled = ScheduledJobRegistry(queue=api.services.queues[0])
 
     def due(seat):
         job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], seat)
@@ -496,8 +496,8 @@ def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatc
     clock[0] = START + 2.5
     play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause; seat 2 may match again
     job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], 1)
-    assert job_id in api.services.queue.get_job_ids()
-    assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
+    assert job_id in api.services.queues[0].get_job_ids()
+    assert job_id not in ScheduledJobRegistry(queue=api.services.queues[0]).get_job_ids()
     api.run_ai()  # seat 1 draws and ends its turn
     clock[0] = START + 10.25
     view = play(api, game_id, tokens, "s2 draw stock, s2 swap 2, s0 draw stock, s0 swap 2")
@@ -517,8 +517,8 @@ def test_a_wrong_match_of_the_last_human_who_may_match_ends_the_pause(api, monke
     view = play(api, game_id, tokens, "s2 match 0")  # 11C: wrong
     assert view["state"]["window"] == window("7", 0, 2) and view["ai_pauses"] == []
     job_id = turns.ai_job_id(game_id, view["version"], 1)
-    assert job_id in api.services.queue.get_job_ids()
-    assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
+    assert job_id in api.services.queues[0].get_job_ids()
+    assert job_id not in ScheduledJobRegistry(queue=api.services.queues[0]).get_job_ids()
 
 
 def test_a_turn_seat_that_resigns_hands_its_ai_the_running_pause(api, monkeypatch):
@@ -542,7 +542,7 @@ def test_a_record_stored_without_pause_starts_loads_and_pauses_from_now(api, mon
     assert old.ai_delays_since == {}
     Job.fetch(turns.ai_job_id(game_id, old.version, 1), api.connection, serializer="json").delete()
     clock[0] = START + 1.0
-    turns.enqueue_ai_turns(store, api.services.queue, old)
+    turns.enqueue_ai_turns(store, api.services.queues, old)
     assert due(1) == START + 3  # ceil(1.0 + 1.5)
 
 

@@ -78,13 +78,79 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end }}
 
-{{/* Likewise for RQ_REDIS_URL: "queue-url" from redis.queue, or redis.existingSecretQueueKey. */}}
+{{/* Likewise for RQ_REDIS_URL of one queue Redis: "queue-url" from redis.queue (or redis.queues of one URL), or
+     redis.existingSecretQueueKey; "" with several queue Redis (cardroom.queueKeys). */}}
 {{- define "cardroom.queueSecretKey" -}}
-{{- if .Values.redis.inCluster.enabled }}
+{{- if or .Values.redis.inCluster.enabled (gt (int (include "cardroom.queueCount" .)) 1) }}
 {{- else if .Values.redis.existingSecret }}
 {{- .Values.redis.existingSecretQueueKey }}
-{{- else if .Values.redis.queue }}
+{{- else if or .Values.redis.queue .Values.redis.queues }}
 {{- "queue-url" }}
+{{- end }}
+{{- end }}
+
+{{/* How many queue Redis the AI turns are spread over, by game id (README "Several queue Redis"): the URLs of
+     redis.queues, or the keys of redis.existingSecretQueueKeys with an existing Secret; 1 otherwise. */}}
+{{- define "cardroom.queueCount" -}}
+{{- if .Values.redis.inCluster.enabled }}1
+{{- else if .Values.redis.existingSecret }}{{ max 1 (len .Values.redis.existingSecretQueueKeys) }}
+{{- else }}{{ max 1 (len .Values.redis.queues) }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret keys of the queue Redis' URLs, one per queue Redis, as a JSON list ("queue-url-0", ... from
+     redis.queues, or redis.existingSecretQueueKeys); only with several. */}}
+{{- define "cardroom.queueKeys" -}}
+{{- if .Values.redis.existingSecret }}
+{{- toJson .Values.redis.existingSecretQueueKeys }}
+{{- else }}
+{{- $keys := list }}
+{{- range $index, $url := .Values.redis.queues }}
+{{- $keys = append $keys (printf "queue-url-%d" $index) }}
+{{- end }}
+{{- toJson $keys }}
+{{- end }}
+{{- end }}
+
+{{/* The worker Deployment (and its ScaledObject) of queue Redis "shard" of a dict with "root": <fullname>-worker
+     with one queue Redis, <fullname>-worker-<shard> with several. */}}
+{{- define "cardroom.workerName" -}}
+{{- if gt (int (include "cardroom.queueCount" .root)) 1 }}
+{{- printf "%s-worker-%d" (include "cardroom.fullname" .root) (int .shard) }}
+{{- else }}
+{{- printf "%s-worker" (include "cardroom.fullname" .root) }}
+{{- end }}
+{{- end }}
+
+{{/* With several queue Redis, their RQ_REDIS_URL (service/config.py): pass a dict with "root" and "shard", -1 for
+     a web pod (each URL as RQ_REDIS_URL_<n>, and RQ_REDIS_URL their list, comma-separated, by Kubernetes' $(...)
+     expansion), else the queue Redis a worker pod serves (RQ_REDIS_URL that one, RQ_REDIS_SHARD <n>/<count>). */}}
+{{- define "cardroom.queueEnv" -}}
+{{- $count := int (include "cardroom.queueCount" .root) }}
+{{- if gt $count 1 }}
+{{- $keys := include "cardroom.queueKeys" .root | fromJsonArray }}
+{{- $secret := include "cardroom.redisSecretName" .root }}
+{{- if lt (int .shard) 0 }}
+{{- $names := list }}
+{{- range $index, $key := $keys }}
+{{- $names = append $names (printf "$(RQ_REDIS_URL_%d)" $index) }}
+- name: RQ_REDIS_URL_{{ $index }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+{{- end }}
+- name: RQ_REDIS_URL
+  value: {{ join "," $names | quote }}
+{{- else }}
+- name: RQ_REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ index $keys (int .shard) }}
+- name: RQ_REDIS_SHARD
+  value: {{ printf "%d/%d" (int .shard) $count | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -99,7 +165,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .Values.redis.inCluster.enabled }}
 {{- include "cardroom.inClusterRedisUrl" . }}
 {{- else if not .Values.redis.existingSecret }}
-{{- default .Values.redis.url .Values.redis.queue }}
+{{- default .Values.redis.url (default .Values.redis.queue (first .Values.redis.queues)) }}
 {{- end }}
 {{- end }}
 
@@ -246,7 +312,7 @@ topologySpreadConstraints:
 {{- toJson (list 6379) }}
 {{- else }}
 {{- $ports := list }}
-{{- range concat (list .Values.redis.url .Values.redis.queue) (splitList "," .Values.redis.cluster) }}
+{{- range concat (list .Values.redis.url .Values.redis.queue) .Values.redis.queues (splitList "," .Values.redis.cluster) }}
 {{- if hasPrefix "redis+sentinel://" . }}
 {{- range splitList "," (include "cardroom.sentinelAddresses" .) }}
 {{- $ports = append $ports (last (splitList ":" .) | int) }}
