@@ -12,7 +12,9 @@ ties shared) final total.
 
 A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
 and pairing, the first level's win rate and score (a win 1, a draw ½) with 95% Wilson intervals, and p50/p95
-decision times per level.
+decision times per level; for Talmut also how its rounds went, per pairing and level (`TalmutCounts`): rounds per
+game, median turns per round, calls per round and how often a call was true, and the turns that took the discard
+pile's top card and put it straight back.
 
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.ai import SeatView, choose_action, history_entry, seat_view
+from engine.ai.talmut import drawn_card_move
 from engine.games import GAMES
 from engine.protocol import Action, capabilities
 
@@ -48,6 +51,56 @@ LADDER = ("lowest", "random", "easy", "medium", "hard")
 ANCHOR = ("random", 1000.0)
 """The ladder's fixed point: `random` rates 1000; 400 points more is 10:1 odds (the Elo scale)."""
 MAX_ACTIONS = 20_000
+
+
+class TalmutCounts:
+    """How a Talmut game's rounds went, counted move by move (shared/rules/talmut.md §3.2-§3.3, §3.13, §5.3).
+
+    A turn starts with a `draw` or a `call` (§3.2). Per level (summed over its seats): `calls`; `true_calls`, the
+    calls that were not false (`call_total` at most 5, §5.3, §7.16: the call's success as the rules define it);
+    `lowest_calls`, the calls whose caller scored the round's lowest points (ties included); `take_backs`, the
+    turns that drew the discard pile's top card and discarded it again though a swap was legal (§3.3, §7.7: a turn
+    that changes nothing but the window), and `ruled_swaps`, those of them where the search's rule for a drawn card
+    (engine/ai/talmut.py `drawn_card_move`) swaps it in, so that a search seat took it meaning to keep it (where
+    the rule discards it, the search weighed taking it back when it drew); `seat_rounds`, rounds played by its
+    seats.
+    """
+
+    def __init__(self, levels: list[str]) -> None:
+        self.levels = levels
+        self.turns: list[int] = [0]
+        """Turns per round, the round in play last."""
+        self.by_level: dict[str, dict[str, int]] = {
+            level: dict.fromkeys(("calls", "true_calls", "lowest_calls", "take_backs", "ruled_swaps", "seat_rounds"), 0)
+            for level in levels
+        }
+
+    def move(self, state: Any, seat: int, action: Action) -> None:
+        """Count `seat`'s `action`, about to be applied to `state` (a `TalmutState`)."""
+        if seat != state.turn:
+            return
+        if action["type"] in ("draw", "call"):
+            self.turns[-1] += 1
+        elif (action["type"] == "discard" and state.drawn.source == "discard"
+              and any(slot.card is not None for slot in state.layouts[seat])):
+            counts = self.by_level[self.levels[seat]]
+            counts["take_backs"] += 1
+            ruled = drawn_card_move(state)
+            counts["ruled_swaps"] += ruled is not None and ruled[1]["type"] == "swap"
+
+    def round_ended(self, record: Any) -> None:
+        """Count a scored round (a `RoundRecord`) and start the next."""
+        self.turns.append(0)
+        for level in self.levels:
+            self.by_level[level]["seat_rounds"] += 1
+        counts = self.by_level[self.levels[record.caller]]
+        counts["calls"] += 1
+        counts["true_calls"] += not record.false_call
+        counts["lowest_calls"] += record.points[record.caller] == min(record.points)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON for the per-game result: the finished rounds' turns, the counts per level."""
+        return {"turns": self.turns[:-1], "by_level": self.by_level}
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -84,6 +137,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     version = 1
     times: dict[str, list[float]] = defaultdict(list)
     rng = random.Random(f"{game_id}:{strong}:{weak}:{index}")
+    counts = TalmutCounts(levels) if game_id == "talmut" else None
     for _ in range(MAX_ACTIONS):
         if game.result(state) is not None:
             break
@@ -102,18 +156,27 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
                 break
         if move is None:
             raise RuntimeError(f"nobody acted in {game_id} game {index}")
+        if counts is not None:
+            counts.move(state, *move)
+            rounds = len(state.history)
         state, events = game.apply(state, *move)
         version += 1
+        if counts is not None:
+            for record in state.history[rounds:]:
+                counts.round_ended(record)
         for seat in range(seats):
             histories[seat].extend(history_entry(version, event, seat) for event in events)
     result = game.result(state)
+    talmut = {} if counts is None else {"talmut": counts.summary()}
     if result is None:
-        return {"game": game_id, "pairing": f"{strong}-{weak}", "win": 0.0, "draw": False, "unfinished": True,
-                "shared": False, "levels": levels, "best": [], "times": dict(times)}
+        return {"game": game_id, "pairing": f"{strong}-{weak}", "index": index, "win": 0.0, "draw": False,
+                "unfinished": True, "shared": False, "levels": levels, "best": [], "times": dict(times), **talmut}
     win = strong_seat in result.winners
     return {
+        **talmut,
         "game": game_id,
         "pairing": f"{strong}-{weak}",
+        "index": index,
         "win": 1.0 if win else 0.0,
         "draw": result.draw,
         "shared": win and len(result.winners) > 1,
@@ -179,6 +242,31 @@ def ladder(
             samples[level].append(value)
     return {level: (rating[level], percentile(samples[level], 0.025), percentile(samples[level], 0.975))
             for level in levels}
+
+
+def talmut_table(results: list[dict[str, Any]], pairings: list[tuple[str, ...]]) -> list[str]:
+    """Markdown rows of how Talmut's rounds went (`TalmutCounts`), per pairing and level, the unfinished games included.
+
+    Per level: its calls per round played, the share of them that were true and that scored the round's lowest
+    points, and its seats' take-backs per seat and round.
+    """
+    lines = ["| pairing | level | tables | rounds per table | median turns per round | calls per round | true calls "
+             "| caller lowest | take-backs per seat and round | of them against the drawn card's rule |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for strong, weak in pairings:
+        rows = [r["talmut"] for r in results if r["game"] == "talmut" and r["pairing"] == f"{strong}-{weak}"]
+        turns = [n for row in rows for n in row["turns"]]
+        for level in dict.fromkeys((strong, weak)):
+            total = {key: sum(row["by_level"][level][key] for row in rows)
+                     for key in ("calls", "true_calls", "lowest_calls", "take_backs", "ruled_swaps", "seat_rounds")}
+            calls = total["calls"]
+            lines.append(
+                f"| {strong} vs 2 {weak} | {level} | {len(rows)} | {len(turns) / max(1, len(rows)):.1f} | "
+                f"{percentile([float(n) for n in turns], 0.5):.0f} | {calls / max(1, len(turns)):.2f} | "
+                f"{total['true_calls'] / max(1, calls):.0%} | {total['lowest_calls'] / max(1, calls):.0%} | "
+                f"{total['take_backs'] / max(1, total['seat_rounds']):.2f} | {total['ruled_swaps']} |"
+            )
+    return lines
 
 
 def decide(view: SeatView, level: str, rng: random.Random) -> Action | None:
@@ -276,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{low:.0%}–{high:.0%} | {draws} | {score / max(1, len(rows)):.0%} | {score_low:.0%}–{score_high:.0%} "
                 f"| {sum(r['shared'] for r in rows)} |"
             )
+    if "talmut" in games:
+        print("\n" + "\n".join(talmut_table(results, pairings_of("talmut"))))
     if args.ladder:
         print("\n| game | level | rating | 95% CI |")
         print("|---|---|---:|---|")
