@@ -12,7 +12,8 @@ ties shared) final total.
 
 A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
 and pairing, the first level's win rate and score (a win 1, a draw ½) with 95% Wilson intervals, and p50/p95
-decision times per level; for Talmut also how its rounds went, per pairing and level (`TalmutCounts`): rounds per
+decision times per level (wall time, and the CPU time of the deciding process, which a busy machine inflates
+less); for Talmut also how its rounds went, per pairing and level (`TalmutCounts`): rounds per
 game, median turns per round, calls per round and how often a call was true, and the turns that took the discard
 pile's top card and put it straight back.
 
@@ -136,6 +137,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     histories: list[list[Any]] = [[] for _ in range(seats)]
     version = 1
     times: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     rng = random.Random(f"{game_id}:{strong}:{weak}:{index}")
     counts = TalmutCounts(levels) if game_id == "talmut" else None
     for _ in range(MAX_ACTIONS):
@@ -148,9 +150,10 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         must = [s for s in to_act if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
         for seat in [s for s in to_act if s not in must] + must:
             view = seat_view(game_id, state, seat, histories[seat])
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             action = decide(view, levels[seat], random.Random(rng.random()))
             times[levels[seat]].append(time.perf_counter() - started)
+            cpu[levels[seat]].append(time.process_time() - cpu_started)
             if action is not None:
                 move = (seat, action)
                 break
@@ -170,7 +173,8 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     talmut = {} if counts is None else {"talmut": counts.summary()}
     if result is None:
         return {"game": game_id, "pairing": f"{strong}-{weak}", "index": index, "win": 0.0, "draw": False,
-                "unfinished": True, "shared": False, "levels": levels, "best": [], "times": dict(times), **talmut}
+                "unfinished": True, "shared": False, "levels": levels, "best": [], "times": dict(times),
+                "cpu": dict(cpu), **talmut}
     win = strong_seat in result.winners
     return {
         **talmut,
@@ -184,6 +188,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         "levels": levels,
         "best": [levels[seat] for seat in result.winners],
         "times": dict(times),
+        "cpu": dict(cpu),
     }
 
 
@@ -375,20 +380,24 @@ def main(argv: list[str] | None = None) -> None:
             for level in levels:
                 value, low, high = fitted[level]
                 print(f"| {game_id} | {level} | {value:.0f} | {low:.0f}–{high:.0f} |")
-    print("\n| game | level | decisions | p50 ms | p95 ms | max ms |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("\n| game | level | decisions | p50 ms | p95 ms | max ms | CPU p50 ms | CPU p95 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for game_id in games:
         by_level: dict[str, list[float]] = defaultdict(list)
+        cpu_by_level: dict[str, list[float]] = defaultdict(list)
         for r in results:
             if r["game"] == game_id:
                 for level, values in r["times"].items():
                     by_level[level].extend(values)
+                for level, values in r["cpu"].items():
+                    cpu_by_level[level].extend(values)
         for level in ("lowest", "random", "easy", "medium", "hard"):
-            values = by_level.get(level, [])
+            values, cpu = by_level.get(level, []), cpu_by_level.get(level, [])
             if values:
                 print(
                     f"| {game_id} | {level} | {len(values)} | {percentile(values, 0.5) * 1000:.1f} | "
-                    f"{percentile(values, 0.95) * 1000:.1f} | {max(values) * 1000:.1f} |"
+                    f"{percentile(values, 0.95) * 1000:.1f} | {max(values) * 1000:.1f} | "
+                    f"{percentile(cpu, 0.5) * 1000:.1f} | {percentile(cpu, 0.95) * 1000:.1f} |"
                 )
     sys.stdout.flush()
 
