@@ -4,8 +4,9 @@ Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state
 view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
 `service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
 medium-easy; with `--lowest`, every level against the `lowest` baseline (bench/lowest.py: Durak, Svoi Koziri,
-Tadmur); with `--ladder`, a round robin of lowest (where it plays), random, easy, medium and hard in every game,
-and each level's rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval (`ratings`). Two-seat
+Tadmur); the `first` baseline plays the first legal action but `resign` (`first_offered`, e.g. `--pairings
+first-hard`); with `--ladder`, a round robin of lowest (where it plays), random, easy, medium and hard in every
+game, and each level's rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval (`ratings`). Two-seat
 games swap seats every other game; Talmut seats the first level once at a table of 3 with two of the second (the
 issue's "hard vs two random"), rotating its seat, and counts a win when the first level has the best (lowest,
 ties shared) final total.
@@ -274,8 +275,16 @@ def talmut_table(results: list[dict[str, Any]], pairings: list[tuple[str, ...]])
     return lines
 
 
+def first_offered(view: SeatView) -> Action | None:
+    """The `first` baseline: the first legal action but `resign` whenever it has one, as a client that reads
+    `legal_actions` as "every move you may make now" plays (issue 45); None when it has none."""
+    return next((action for action in view["legal_actions"] if action["type"] != "resign"), None)
+
+
 def decide(view: SeatView, level: str, rng: random.Random) -> Action | None:
-    """The move of `level`, one of the offered levels (engine/ai) or the `lowest` baseline."""
+    """The move of `level`, one of the offered levels (engine/ai), the `lowest` baseline or `first`."""
+    if level == "first":
+        return first_offered(view)
     return lowest(view, rng) if level == "lowest" else choose_action(view, level, rng)
 
 
@@ -391,7 +400,7 @@ def main(argv: list[str] | None = None) -> None:
                     by_level[level].extend(values)
                 for level, values in r["cpu"].items():
                     cpu_by_level[level].extend(values)
-        for level in ("lowest", "random", "easy", "medium", "hard"):
+        for level in ("first", "lowest", "random", "easy", "medium", "hard"):
             values, cpu = by_level.get(level, []), cpu_by_level.get(level, [])
             if values:
                 print(
