@@ -41,6 +41,9 @@ def dump(value: Any) -> Any:
 def load(cls: type, data: Mapping[str, Any], parse_card: Callable[[str], Card]) -> Any:
     """Rebuild a `cls` instance from `dump`'s output; `parse_card` reads the game's card codes.
 
+    A dataclass field with a default may be absent (a record stored before the field was added): it takes the
+    default.
+
     Raises:
         KeyError, TypeError, ValueError: `data` does not have the shape of `cls` (a stored state from another
             format version, or a bug).
@@ -102,7 +105,12 @@ def _load(hint: Any, data: Any, parse_card: Callable[[str], Card]) -> Any:
         return hint(data)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         hints = _hints(hint)
-        return hint(**{f.name: _load(hints[f.name], data[f.name], parse_card) for f in dataclasses.fields(hint)})
+        # a field added later with a default is absent from records stored before it: the default fills it in
+        return hint(**{
+            f.name: _load(hints[f.name], data[f.name], parse_card)
+            for f in dataclasses.fields(hint)
+            if f.name in data or (f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+        })
     if hint in (int, str, bool):
         if not isinstance(data, hint):
             raise TypeError(f"expected {hint.__name__}, got {data!r}")

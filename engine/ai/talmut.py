@@ -291,7 +291,9 @@ def sample_state(view: SeatView, history: Sequence[JSON], rng: random.Random) ->
         discard=tuple(parse(code) for code in state["discard"]),
         drawn=drawn_state,
         power=power_state,
-        window=None if window is None else talmut_game.Window(int(window["rank"]), window["last_thrower"]),
+        window=None
+        if window is None
+        else talmut_game.Window(int(window["rank"]), window["last_thrower"], tuple(window["wrong_matchers"])),
         call=call_state,
         call_barred=state["call_barred"],
         totals=tuple(state["totals"][str(seat)] for seat in range(seats)),

@@ -132,8 +132,13 @@ def final_rewards(totals: Sequence[int]) -> list[float]:
 def _slot(card: Card | None, mask: int) -> Slot:
     slot = _SLOTS.get((card, mask))
     if slot is None:
-        slot = _SLOTS[card, mask] = Slot(card, tuple(seat for seat in range(mask.bit_length()) if mask >> seat & 1))
+        slot = _SLOTS[card, mask] = Slot(card, _seats(mask))
     return slot
+
+
+def _seats(mask: int) -> tuple[Seat, ...]:
+    """The seats of a bit mask, ascending (the inverse of `_mask`)."""
+    return tuple(seat for seat in range(mask.bit_length()) if mask >> seat & 1)
 
 
 def _mask(seen_by: tuple[Seat, ...]) -> int:
@@ -159,7 +164,8 @@ class Position:
             over.
         power: the pending power's rank (10 sota, 11 caballo, 12 rey; 0: none), `power_card` its card and
             `peeked` the rey's peeked place (-1: none).
-        rank, last_thrower: the open window's rank (0: no window) and its last thrower (§3.9).
+        rank, last_thrower, wrong: the open window's rank (0: no window), its last thrower (§3.9) and the bit mask
+            of the seats that matched wrong in it (§3.11).
         caller, last_turns, call_total: the standing call (caller -1: none, §3.13-§3.14); `call_barred` the seat
             that withdrew (-1: none, §3.15).
         totals, round, reshuffles: as `TalmutState`'s.
@@ -168,7 +174,7 @@ class Position:
     """
 
     __slots__ = ("options", "seats", "cards", "seen", "held", "stock", "discard", "drawn", "from_stock", "turn",
-                 "phase", "power", "power_card", "peeked", "rank", "last_thrower", "caller", "last_turns",
+                 "phase", "power", "power_card", "peeked", "rank", "last_thrower", "wrong", "caller", "last_turns",
                  "call_total", "call_barred", "totals", "round", "reshuffles", "over", "deals", "_everyone",
                  "_records", "_start")
 
@@ -194,6 +200,7 @@ class Position:
         window = state.window
         self.rank = 0 if window is None else window.rank
         self.last_thrower = -1 if window is None else window.last_thrower
+        self.wrong = 0 if window is None else _mask(window.wrong_matchers)
         call = state.call
         self.caller = -1 if call is None else call.caller
         self.last_turns: list[Seat] = [] if call is None else list(call.last_turns)
@@ -221,14 +228,16 @@ class Position:
         """The seats that may act now, ascending (talmut.md §4.1); empty once over."""
         if self.over:
             return []
-        turn, caller, rank, last, held = self.turn, self.caller, self.rank, self.last_thrower, self.held
+        turn, caller, rank, last, wrong, held = (self.turn, self.caller, self.rank, self.last_thrower, self.wrong,
+                                                 self.held)
         return [seat for seat in range(self.seats)
-                if seat == turn or seat == caller or (rank and seat != last and held[seat])]
+                if seat == turn or seat == caller or (rank and seat != last and not wrong >> seat & 1 and held[seat])]
 
     def moves(self, seat: Seat) -> list[int]:
         """`seat`'s legal moves but `resign`, in the order of the public `legal_actions` (talmut.md §4.2).
 
-        Turn actions (the turn seat), then matches by position (an open window, not the last thrower), then
+        Turn actions (the turn seat), then matches by position (an open window, not the last thrower, no wrong
+        match in it yet), then
         `WITHDRAW` (the standing caller); empty for a seat not in `to_act`.
         """
         if self.over:
@@ -247,7 +256,7 @@ class Position:
                 moves.append(DISCARD)
             else:
                 moves = self._power_moves()
-        if self.rank and seat != self.last_thrower:  # §3.9
+        if self.rank and seat != self.last_thrower and not self.wrong >> seat & 1:  # §3.9, §3.11
             moves.extend(MATCH + position for position, card in enumerate(self.cards[seat]) if card is not None)
         if seat == self.caller:  # §3.15
             moves.append(WITHDRAW)
@@ -378,7 +387,7 @@ class Position:
         self._end_turn()
 
     def _match(self, seat: Seat, position: int) -> None:
-        """§3.10, §3.11: right, the card onto the pile; wrong, shown to all, and an unseen penalty card."""
+        """§3.10, §3.11: right, the card onto the pile; wrong, shown to all, an unseen penalty card, no more tries."""
         row = self.cards[seat]
         card = row[position]
         assert card is not None
@@ -390,6 +399,7 @@ class Position:
             self.last_thrower = seat
             return
         self.seen[seat][position] = self._everyone
+        self.wrong |= 1 << seat
         penalty = self._take()
         if penalty is None:
             return
@@ -426,6 +436,7 @@ class Position:
             self.last_turns = last_turns
         self.rank = self.discard[-1].rank
         self.last_thrower = turn
+        self.wrong = 0
         self.turn = (turn + 1) % self.seats
         self.phase = _DRAW
 
@@ -518,7 +529,7 @@ class Position:
             discard=tuple(self.discard),
             drawn=None if self.drawn is None else Drawn("stock" if self.from_stock else "discard", self.drawn),
             power=power,
-            window=Window(self.rank, self.last_thrower) if self.rank else None,
+            window=Window(self.rank, self.last_thrower, _seats(self.wrong)) if self.rank else None,
             call=Call(self.caller, tuple(self.last_turns), self.call_total) if self.caller >= 0 else None,
             call_barred=None if self.call_barred < 0 else self.call_barred,
             totals=tuple(self.totals),
@@ -562,22 +573,22 @@ def policy(position: Position) -> tuple[Seat, int]:
     """The search's playout policy: (seat, move), using only what each seat knows (its bits in `seen`).
 
     A seat other than the turn seat and the last thrower that knows one of its cards has the window's rank matches
-    it (the first such seat and position). Else the turn seat: in phase `draw` it calls once it knows its whole
-    layout and the total is at most 5 (talmut.md §3.13, if it may), draws the discard when its rank is below its
-    worst card's worth minus 1 (an unknown card is worth `UNKNOWN_WORTH`), else draws from the stock if it can; in
-    phase `decide` it swaps the drawn card for its worst card (the highest worth, the last position of equals) when
-    the card is lower, else discards; with a sota or rey it peeks at its first own card it does not know; else it
-    skips the power (a caballo, or the rey's exchange). Draws no random numbers. Only asked while the game is not
-    over.
+    it (the first such seat and position), unless it matched wrong in this window (talmut.md §3.11). Else the turn
+    seat: in phase `draw` it calls once it knows its whole layout and the total is at most 5 (§3.13, if it may),
+    draws the discard when its rank is below its worst card's worth minus 1 (an unknown card is worth
+    `UNKNOWN_WORTH`), else draws from the stock if it can; in phase `decide` it swaps the drawn card for its worst
+    card (the highest worth, the last position of equals) when the card is lower, else discards; with a sota or rey
+    it peeks at its first own card it does not know; else it skips the power (a caballo, or the rey's exchange).
+    Draws no random numbers. Only asked while the game is not over.
     """
     turn = position.turn
     assert turn is not None
     cards, seen = position.cards, position.seen
     rank = position.rank
     if rank:  # a sure match (talmut.md §3.10)
-        last = position.last_thrower
+        last, wrong = position.last_thrower, position.wrong
         for matcher in range(position.seats):
-            if matcher == last or matcher == turn:
+            if matcher == last or matcher == turn or wrong >> matcher & 1:
                 continue
             bit = 1 << matcher
             masks = seen[matcher]

@@ -138,10 +138,18 @@ class TalmutLayoutSchema(ma.Schema):
 
 
 class TalmutWindowSchema(ma.Schema):
-    """An open matching window: the rank to match and who threw last (shared/rules/talmut.md §3.9)."""
+    """An open matching window: the rank to match, who threw last, who matched wrong in it (talmut.md §3.9)."""
 
     rank = fields.String(required=True, metadata={"example": "7"})
     last_thrower = fields.Integer(required=True)
+    wrong_matchers = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={
+            "description": "seats that made their one wrong match of this window and may not match again until "
+            "it closes (shared/rules/talmut.md §3.11), ascending."
+        },
+    )
 
 
 class TalmutCallSchema(ma.Schema):

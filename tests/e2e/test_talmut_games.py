@@ -139,4 +139,5 @@ def test_two_seats_matching_at_once(stack: Stack) -> None:
     assert view["version"] == start + 2  # both matches applied once each, nothing else
     layouts = view["state"]["layouts"]
     assert layouts[2]["slots"][1]["empty"] is True and layouts[1]["slots"][1]["card"] == "5B"
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 2} and view["state"]["stock_size"] == 25
+    assert view["state"]["window"] == {"rank": "7", "last_thrower": 2, "wrong_matchers": [1]}
+    assert view["state"]["stock_size"] == 25

@@ -318,7 +318,10 @@ def test_the_search_makes_the_recorded_choices() -> None:
     Talmut's search then weighed `call` only where `easy` calls (engine/ai/talmut.py `root_actions`): its three
     views that list a call were recorded anew (one of them a different move). Talmut's tree then played the card
     just drawn by the playout policy below the root (engine/ai/talmut.py `drawn_card_move`): its five views whose visits
-    that changed were recorded anew (two of them a different move).
+    that changed were recorded anew (two of them a different move). Talmut's windows then allowed one wrong match
+    per seat (talmut.md §3.11, issue 45): the tree, which plays every seat's matches below the root, lost the
+    repeated wrong ones, and the views' windows got their `wrong_matchers` (none): its four views whose visits that
+    changed were recorded anew (one of them a different move, a 20-20 tie of its two draws).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -42,6 +42,11 @@ def refused(api, game_id, token, text, status, error):
     api.refused(game_id, token, action(text), status, error)
 
 
+def window(rank, last_thrower, *wrong_matchers):
+    """The view's `window` (talmut.md §6.7): rank, last thrower, the seats that matched wrong in it (§3.11)."""
+    return {"rank": rank, "last_thrower": last_thrower, "wrong_matchers": list(wrong_matchers)}
+
+
 def state(api, game_id, token=None):
     return api.view(game_id, token).json["state"]
 
@@ -49,6 +54,14 @@ def state(api, game_id, token=None):
 def every_view(api, game_id, tokens):
     """Each seat's view (with its token), then a spectator's (no token)."""
     return [api.view(game_id, token).json for token in [*tokens, None]]
+
+
+def game_as_seen(api, game_id, tokens):
+    """What each seat and a spectator see of the game (`every_view` without `last_seen`, which each request moves)."""
+    return [
+        {key: view[key] for key in ("version", "to_act", "legal_actions", "state", "result")}
+        for view in every_view(api, game_id, tokens)
+    ]
 
 
 def slot(shown, where):
@@ -119,18 +132,18 @@ def test_sota_and_powers_only_from_the_stock(api):
     view = play(api, game_id, tokens, "s0 peek 2.2")
     assert slot(view["state"], "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0]}
     assert slot(state(api, game_id, tokens[1]), "2.2") == hidden(2, [0])
-    assert view["state"]["window"] == {"rank": "10", "last_thrower": 0} and view["to_act"] == [1, 2]
+    assert view["state"]["window"] == window("10", 0) and view["to_act"] == [1, 2]
     check_legal(api, game_id, tokens, "", "draw stock, draw discard, call, match 0-3, resign", "match 0-3, resign")
     play(api, game_id, tokens, "s1 draw discard")
     for view in every_view(api, game_id, tokens):
         assert view["state"]["drawn"] == {"source": "discard", "card": "10O"} and view["to_act"] == [1]
     shown = play(api, game_id, tokens, "s1 discard")["state"]
     assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, 2)
-    assert shown["window"] == {"rank": "10", "last_thrower": 1}
+    assert shown["window"] == window("10", 1)
     assert play(api, game_id, tokens, "s2 draw stock")["state"]["drawn"] == {"source": "stock", "card": "11O"}
     shown = play(api, game_id, tokens, "s2 swap 0")["state"]
     assert (shown["phase"], shown["power"], shown["turn"]) == ("draw", None, 0)
-    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == {"rank": "11", "last_thrower": 2}
+    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == window("11", 2)
     assert slot(shown, "2.0") == {"position": 0, "empty": False, "card": "11O", "seen_by": [2]}
 
 
@@ -140,23 +153,24 @@ def test_wrong_match_penalty_and_closed_window(api):
     assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "10O"}
     view = play(api, game_id, tokens, "s0 swap 0")
     assert view["to_act"] == [1, 2] and view["state"]["discard"] == ["3C", "7C"]
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert view["state"]["window"] == window("7", 0)
     assert slot(view["state"], "0.0") == {"position": 0, "empty": False, "card": "10O", "seen_by": [0]}
     view = play(api, game_id, tokens, "s1 match 1")
     assert slot(view["state"], "1.1") == {"position": 1, "empty": False, "card": "5B", "seen_by": [0, 1, 2]}
     assert slot(view["state"], "1.4") == hidden(4)
     assert view["state"]["stock_size"] == 25 and view["seats"][1]["hand_size"] == 5 and view["to_act"] == [1, 2]
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert view["state"]["window"] == window("7", 0, 1)
     assert slot(state(api, game_id), "1.1")["card"] is None  # spectators see no layout card
     view = play(api, game_id, tokens, "s2 match 1")
-    assert view["to_act"] == [0, 1] and view["state"]["window"] == {"rank": "7", "last_thrower": 2}
+    assert view["to_act"] == [0, 1] and view["state"]["window"] == window("7", 2, 1)
     assert view["state"]["discard"][-1] == "7E" and slot(view["state"], "2.1") == hidden(1, empty=True)
     refused(api, game_id, tokens[2], "match 0", 403, "not_your_turn")  # the last thrower is not in to_act
     check_legal(api, game_id, tokens, "match 0-3, resign")
     view = play(api, game_id, tokens, "s0 match 3")
     assert view["state"]["discard"] == ["3C", "7C", "7E", "7O"]
-    assert view["state"]["window"] == {"rank": "7", "last_thrower": 0}
+    assert view["state"]["window"] == window("7", 0, 1)
     view = play(api, game_id, tokens, "s2 match 2")
+    assert view["state"]["window"] == window("7", 0, 1, 2) and view["to_act"] == [1]
     assert slot(view["state"], "2.1") == hidden(1) and view["state"]["stock_size"] == 24  # the penalty card
     assert slot(view["state"], "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0, 1, 2]}
     view = play(api, game_id, tokens, "s1 draw stock")
@@ -166,6 +180,28 @@ def test_wrong_match_penalty_and_closed_window(api):
     play(api, game_id, tokens, "s1 discard")  # penalty cards: 11O at 1.4, 12C at 2.1
     expected = cards("10O 3O 12B - / 2C 5B 6O 1B 11O / 11C 12C 4E 12O")
     assert reveal(api, game_id, tokens, caller=2) == expected
+
+
+def test_a_bot_gets_one_wrong_match_per_window(api):
+    """talmut.md §3.11, §7.23, §4.3: a bot posting the first match listed for it, twice in one window (E1, window
+    rank 7). Seat 2's first try (11C) is a wrong match; its second is refused with 403 (no longer in `to_act`),
+    the turn seat 1's second with 422, each changing nothing: the same version and the same views."""
+    game_id, tokens = api.create_humans(deck(E1), game=TALMUT, seats=3)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")
+    for seat, error in ((2, (403, "not_your_turn")), (1, (422, "illegal_action"))):
+        first = api.legal(game_id, tokens[seat])
+        first_match = next(action for action in first if action["type"] == "match")
+        assert first_match == {"type": "match", "position": 0}
+        view = api.play(game_id, tokens, [(seat, first_match)])
+        assert seat in view["state"]["window"]["wrong_matchers"]
+        assert not [action for action in api.legal(game_id, tokens[seat]) if action["type"] == "match"]
+        before = game_as_seen(api, game_id, tokens)
+        body = api.refused(game_id, tokens[seat], {"type": "match", "position": 1}, *error)
+        assert game_as_seen(api, game_id, tokens) == before
+    assert body["message"] == "you matched wrong in this window already: one wrong match per window"
+    shown = state(api, game_id, tokens[0])
+    assert shown["window"] == window("7", 0, 1, 2) and shown["stock_size"] == 24  # a draw and two penalty cards
+    assert [seat["hand_size"] for seat in api.view(game_id).json["seats"]] == [4, 5, 5]
 
 
 def test_caballo_rey_knowledge_moves(api):
@@ -195,7 +231,7 @@ def test_caballo_rey_knowledge_moves(api):
     assert shown["phase"] == "exchange" and slot(shown, "1.0")["card"] == "12O"
     check_legal(api, game_id, tokens, None, None, "exchange 0.0-0.3, exchange 2.0-2.3, skip_power, resign")
     view = play(api, game_id, tokens, "s2 exchange 0.1")
-    assert view["state"]["window"] == {"rank": "12", "last_thrower": 2} and view["state"]["turn"] == 0
+    assert view["state"]["window"] == window("12", 2) and view["state"]["turn"] == 0
     for seat, card in ((0, "12O"), (1, None), (2, "12O"), (None, None)):
         shown = state(api, game_id, None if seat is None else tokens[seat])
         assert slot(shown, "0.1") == {"position": 1, "empty": False, "card": card, "seen_by": [0, 2]}, seat
@@ -212,7 +248,7 @@ def test_take_the_discard_and_throw_it_back(api):
         assert view["state"]["drawn"] == {"source": "discard", "card": "6B"} and view["state"]["discard"] == []
     shown = play(api, game_id, tokens, "s0 discard")["state"]
     assert (shown["discard"], shown["phase"], shown["power"], shown["turn"]) == (["6B"], "draw", None, 1)
-    assert shown["window"] == {"rank": "6", "last_thrower": 0}
+    assert shown["window"] == window("6", 0)
 
 
 def test_call_last_turns_and_next_round(api):
@@ -306,7 +342,7 @@ def test_game_end_over_two_rounds(api):
     """talmut.md §8.10, §5.4-§5.7: the same list deals round 2; a total reaches 50 and the lowest total wins."""
     game_id, tokens = api.create_humans(deck(E4), game=TALMUT, seats=3)
     assert play(api, game_id, tokens, "s0 draw stock")["state"]["drawn"] == {"source": "stock", "card": "3O"}
-    assert play(api, game_id, tokens, "s0 discard")["state"]["window"] == {"rank": "3", "last_thrower": 0}
+    assert play(api, game_id, tokens, "s0 discard")["state"]["window"] == window("3", 0)
     assert play(api, game_id, tokens, "s1 call")["state"]["window"] is None
     view = play(api, game_id, tokens, "s2 draw stock, s2 discard, s0 draw stock, s0 discard")
     round_1 = {
@@ -439,13 +475,13 @@ def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatc
     play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: window {"7", 0}; seat 1 (AI) is to draw
     assert due(1) == START + 2  # ceil(0.25 + 1.5)
     clock[0] = START + 1.0
-    play(api, game_id, tokens, "s2 match 0")  # 11C: wrong, a penalty card, the window stays open
+    play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower
     assert due(1) == START + 2  # not ceil(1.0 + 1.5) = 3
     clock[0] = START + 1.75
-    play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower
+    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, seat 0 is the last thrower
     assert due(1) == START + 2  # not ceil(1.75 + 1.5) = 4
     clock[0] = START + 2.5
-    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause
+    play(api, game_id, tokens, "s2 match 0")  # 11C: wrong, after the pause; a penalty card, the window stays open
     job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], 1)
     assert job_id in api.services.queue.get_job_ids()
     assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()

@@ -165,7 +165,8 @@ def with_ai_seats(state: TalmutState, seats: Iterable[Seat]) -> TalmutState:
 def to_act(state: TalmutState) -> frozenset[Seat]:
     """The seats that may act now (talmut.md §4.1); empty once finished.
 
-    The turn seat; while a window is open, every other seat holding a card but the last thrower; a standing caller.
+    The turn seat; while a window is open, every other seat holding a card but the last thrower and the seats
+    that matched wrong in it (§3.11); a standing caller.
     """
     if state.reason is not None or state.turn is None:
         return frozenset()
@@ -178,9 +179,9 @@ def to_act(state: TalmutState) -> frozenset[Seat]:
 def legal_actions(state: TalmutState, seat: Seat) -> list[Action]:
     """The actions `seat` may post now, in the order of talmut.md §4.2.
 
-    Turn actions (turn seat), then `match` by position (open window, not the last thrower), then `withdraw` (the
-    standing caller), then `resign` (a seat that has not resigned and is not an AI from the start). A seat not in
-    `to_act` gets `[]`, though its `resign` is still accepted by `apply`.
+    Turn actions (turn seat), then `match` by position (open window, not the last thrower, no wrong match in this
+    window yet), then `withdraw` (the standing caller), then `resign` (a seat that has not resigned and is not an
+    AI from the start). A seat not in `to_act` gets `[]`, though its `resign` is still accepted by `apply`.
     """
     if seat not in to_act(state):
         return []
@@ -249,6 +250,8 @@ def _why_illegal(state: TalmutState, seat: Seat, action: Mapping[str, JSON]) -> 
             return "no matching window is open"
         if seat == state.window.last_thrower:
             return "you threw the last card: wait for another seat to throw"
+        if seat in state.window.wrong_matchers:
+            return "you matched wrong in this window already: one wrong match per window"
     if kind in ("match", "swap") and action["position"] not in filled_positions(state, seat):
         return f"your position {action['position']} is empty or does not exist"
     if kind == "withdraw":

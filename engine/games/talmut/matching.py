@@ -2,7 +2,7 @@
 
 The window itself is opened by the end of a turn and closed by the next draw or call
 (engine/games/talmut/rounds.py); here are who may match (§3.9), a correct match (§3.10) and a wrong one with its
-penalty card (§3.11).
+penalty card (§3.11), after which the seat may not match again in that window.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from engine.games.talmut.state import (
     Place,
     Slot,
     TalmutState,
-    Window,
     everyone,
     filled_positions,
     holds_cards,
@@ -23,16 +22,28 @@ from engine.games.talmut.state import (
 from engine.protocol import JSON, Action, Event, Seat
 
 
+def may_match(state: TalmutState, seat: Seat) -> bool:
+    """Whether `seat` may match now (talmut.md §3.9, §3.11).
+
+    A window is open, `seat` holds a card, did not throw last, and has not made its wrong match in this window.
+    """
+    window = state.window
+    return (
+        window is not None
+        and seat != window.last_thrower
+        and seat not in window.wrong_matchers
+        and holds_cards(state, seat)
+    )
+
+
 def matchers(state: TalmutState) -> set[Seat]:
-    """The seats that may match now (§3.9): while a window is open, every seat holding a card but the last thrower."""
-    if state.window is None:
-        return set()
-    return {seat for seat in everyone(state) if seat != state.window.last_thrower and holds_cards(state, seat)}
+    """The seats that may match now (`may_match`), for `to_act` (§4.1)."""
+    return {seat for seat in everyone(state) if may_match(state, seat)}
 
 
 def match_actions(state: TalmutState, seat: Seat) -> list[Action]:
-    """`seat`'s matches, one per non-empty position (§4.2), while a window is open and it did not throw last."""
-    if state.window is None or seat == state.window.last_thrower:
+    """`seat`'s matches, one per non-empty position (§4.2), when it may match (`may_match`)."""
+    if not may_match(state, seat):
         return []
     return [{"type": "match", "position": position} for position in filled_positions(state, seat)]
 
@@ -41,7 +52,8 @@ def match(state: TalmutState, seat: Seat, position: int) -> tuple[TalmutState, l
     """§3.10, §3.11: `seat` claims its card at `position` has the window's rank.
 
     Right, the card goes onto the pile and the window stays open with `seat` the last thrower; wrong, the card is
-    shown to every seat and stays, and `seat` takes an unseen penalty card from the stock.
+    shown to every seat and stays, `seat` takes an unseen penalty card from the stock and joins the window's
+    `wrong_matchers`: one wrong match per seat per window (§7.23).
     """
     assert state.window is not None
     place = Place(seat, position)
@@ -54,11 +66,16 @@ def match(state: TalmutState, seat: Seat, position: int) -> tuple[TalmutState, l
             state,
             layouts=set_slot(state, place, Slot(None)),
             discard=(*state.discard, slot.card),
-            window=Window(state.window.rank, seat),
+            window=replace(state.window, last_thrower=seat),
         )
         return new, [Event("matched", {**public, "correct": True, "penalty_position": None})]
     # §3.11: shown to everyone, stays in place; an unseen penalty card from the stock
-    new = replace(state, layouts=set_slot(state, place, replace(slot, seen_by=everyone(state))))
+    wrong_matchers = tuple(sorted((*state.window.wrong_matchers, seat)))
+    new = replace(
+        state,
+        layouts=set_slot(state, place, replace(slot, seen_by=everyone(state))),
+        window=replace(state.window, wrong_matchers=wrong_matchers),
+    )
     new, penalty, events = take_from_stock(new)
     penalty_position = None
     if penalty is not None:

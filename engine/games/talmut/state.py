@@ -99,10 +99,15 @@ class Power:
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """An open matching window (talmut.md §3.9): the rank to match and the seat that threw last."""
+    """An open matching window (talmut.md §3.9): its rank, its last thrower, the seats that matched wrong in it.
+
+    `wrong_matchers` (ascending) have made their one wrong match of this window and may not match again until it
+    closes (§3.11, §7.23). It defaults to none: a state stored before it existed loads with nobody in it.
+    """
 
     rank: int
     last_thrower: Seat
+    wrong_matchers: tuple[Seat, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,7 +65,11 @@ def view(state: TalmutState, seat: Seat | None) -> View:
         "discard": [card.code for card in state.discard],
         "window": None
         if state.window is None
-        else {"rank": str(state.window.rank), "last_thrower": state.window.last_thrower},
+        else {
+            "rank": str(state.window.rank),
+            "last_thrower": state.window.last_thrower,
+            "wrong_matchers": list(state.window.wrong_matchers),
+        },
         "talmut": None
         if state.call is None
         else {"caller": state.call.caller, "last_turns": list(state.call.last_turns)},

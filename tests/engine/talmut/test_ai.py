@@ -9,7 +9,7 @@ from engine.ai import DETERMINIZERS, choose_action, seat_view, talmut_playout
 from engine.ai import talmut as talmut_ai
 from engine.ai.search import Budget, SearchStats, ismcts
 from engine.games import talmut
-from tests.engine.talmut.notation import E1, E2, deal, play
+from tests.engine.talmut.notation import E1, E2, deal, legal, play
 
 
 def test_easy_matches_only_a_card_it_knows() -> None:
@@ -62,11 +62,11 @@ def test_search_levels_keep_their_call() -> None:
 
 
 def test_search_levels_match_only_a_card_they_know() -> None:
-    """talmut.md §3.10-§3.11: at its turn seat 1 may match the 7 on the pile, but it knows none of its cards to be
-    a 7 (only 5B, shown by its wrong match): the search never gambles on a match."""
-    state = play(deal(E1), "s0 draw stock, s0 swap 0, s1 match 1")
+    """talmut.md §3.10-§3.11: at its turn seat 1 may match the 7 on the pile, but it knows none of its cards (it
+    has not looked at any): the search never gambles on a match."""
+    state = play(deal(E1), "s0 draw stock, s0 swap 0")
     view = seat_view("talmut", state, 1)
-    assert {"type": "match", "position": 1} in view["legal_actions"]
+    assert [action for action in view["legal_actions"] if action["type"] == "match"] == legal("match 0-3")
     chosen = [choose_action(view, level, random.Random(seed)) for level in ("medium", "hard") for seed in range(20)]
     assert [action for action in chosen if action["type"] == "match"] == []
 

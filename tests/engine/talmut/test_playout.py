@@ -59,10 +59,11 @@ def random_move(state: TalmutState, rng: random.Random) -> tuple[int, int]:
 
 def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
     """1,000 random games of 3-8 seats, both decks, three targets, seeded and client decks: at every move the same
-    seats to act, each with the same moves in the same order, and after the same move the same state, through
-    matches right and wrong, penalty cards, stock rebuilds (talmut.md §3.12), powers, calls and withdrawals,
-    round ends and new deals (§5.4) to the game's end. One move in five the position is built anew from the public
-    state, so every kind of state is also a starting point, as the search's playouts start anywhere."""
+    seats to act, every seat with the same moves in the same order, and after the same move the same state,
+    through matches right and wrong, the one wrong match per seat and window (talmut.md §3.11), penalty cards,
+    stock rebuilds (§3.12), powers, calls and withdrawals, round ends and new deals (§5.4) to the game's end. One
+    move in five the position is built anew from the public state, so every kind of state is also a starting
+    point, as the search's playouts start anywhere."""
     seen: set[str] = set()
     for seed in range(GAMES):
         rng = random.Random(seed)
@@ -73,8 +74,8 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
             seats = sorted(talmut.to_act(state))
             assert position.to_act() == seats
             assert position.mover() == state.turn
-            actions = {seat: listed(state, seat) for seat in seats}
-            for seat in seats:
+            actions = {seat: listed(state, seat) for seat in range(state.seats)}
+            for seat in actions:  # the seats not to act too: none listed, a wrong matcher's none included
                 assert [talmut_playout.action(move) for move in position.moves(seat)] == actions[seat]
             seat = state.turn
             if len(seats) > 1 and rng.random() < OPTIONAL_CHANCE:
@@ -89,25 +90,28 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
             seen.add(action["type"])
             if action["type"] == "match" and state.stock and not before.stock:
                 seen.add("penalty after a rebuild")
+            if state.window is not None and state.window.wrong_matchers:
+                seen.add("a window with a wrong matcher")
             if rng.random() < 0.2:
                 position = Position(state)
         assert position.over
         assert position.to_act() == [] and all(position.moves(seat) == [] for seat in range(state.seats))
     assert seen >= {"peek", "blind_swap", "exchange", "skip_power", "withdraw", "call", "swap", "discard",
-                    "stock_rebuilt", "round_started", "game_ended", "penalty after a rebuild"}
+                    "stock_rebuilt", "round_started", "game_ended", "penalty after a rebuild",
+                    "a window with a wrong matcher"}
 
 
 def reference_policy(state: TalmutState) -> tuple[int, Action]:
     """The search's playout policy on a public state, as engine/ai/talmut.py's `rollout_action` wrote it before
     the fast path (talmut_playout.policy states it on the position): a seat other than the turn seat and the last
-    thrower that knows one of its cards has the window's rank matches it; the turn seat calls once it knows its
-    whole layout and it is worth at most 5, draws the discard when it beats its worst card by more than 1 (an
-    unknown card counts the deck's mean), swaps a drawn card for its worst card, peeks at its own unknown cards,
-    and skips the rest."""
+    thrower that knows one of its cards has the window's rank matches it (not after its wrong match in this
+    window, talmut.md §3.11); the turn seat calls once it knows its whole layout and it is worth at most 5, draws
+    the discard when it beats its worst card by more than 1 (an unknown card counts the deck's mean), swaps a drawn
+    card for its worst card, peeks at its own unknown cards, and skips the rest."""
     window = state.window
     if window is not None:
         for matcher in range(state.seats):
-            if matcher == window.last_thrower or matcher == state.turn:
+            if matcher in (window.last_thrower, state.turn, *window.wrong_matchers):
                 continue
             for position, slot in enumerate(state.layouts[matcher]):
                 if slot.card is not None and slot.card.rank == window.rank and matcher in slot.seen_by:
@@ -164,14 +168,14 @@ def reference_playout(state: TalmutState, start: TalmutState, limit: int) -> tup
 
 
 def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
-    """From over 1,000 positions of random games (every 5th move of 80 games, and their ends), the fast playout
+    """From over 1,000 positions of random games (every 3rd move of 100 games, and their ends), the fast playout
     and the reference loop give the same rewards after the same number of moves, with the search's limit of 12, a
     limit of 3 and one of 60 that plays many rounds to their end; `start` is the round's first state (a playout ends
     with the round, rewarded by its points, talmut.md §5.3) or, one time in four, one of an earlier round (it
     ends at once). Neither draws from the search's `rng`."""
     ends = {"at once": 0, "cut off": 0, "ended": 0}
     checked = 0
-    for seed in range(80):
+    for seed in range(100):
         rng = random.Random(seed)
         state = random_game(seed)
         round_start = earlier = state
@@ -179,7 +183,7 @@ def test_playout_returns_what_the_loop_over_the_public_rules_returns() -> None:
         while True:
             if state.round != round_start.round:
                 earlier, round_start = round_start, state
-            if moves % 5 == 0 or talmut.result(state) is not None:
+            if moves % 3 == 0 or talmut.result(state) is not None:
                 start = earlier if rng.random() < 0.25 else round_start
                 for limit in (talmut_ai.ROLLOUT_LIMIT, 3, 60):
                     search_rng = random.Random(moves)

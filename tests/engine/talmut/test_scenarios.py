@@ -23,6 +23,11 @@ def state_of(state: talmut.TalmutState, viewer: int | None = None) -> dict:
     return talmut.view(state, viewer).state
 
 
+def window(rank: str, last_thrower: int, *wrong_matchers: int) -> dict:
+    """The view's `window` (talmut.md §6.7): rank, last thrower, the seats that matched wrong in it (§3.11)."""
+    return {"rank": rank, "last_thrower": last_thrower, "wrong_matchers": list(wrong_matchers)}
+
+
 def test_deal_e1() -> None:
     """talmut.md §8.1, §2.6, §2.8: the deal, nothing seen, the turned-up card opens no window."""
     state = deal(E1)
@@ -57,7 +62,7 @@ def test_sota_and_powers_only_from_the_stock() -> None:
     state = play(state, "s0 peek 2.2")
     assert slot(state, 0, "2.2") == {"position": 2, "empty": False, "card": "4E", "seen_by": [0]}
     assert slot(state, 1, "2.2")["card"] is None
-    assert state_of(state)["window"] == {"rank": "10", "last_thrower": 0}
+    assert state_of(state)["window"] == window("10", 0)
     assert to_act(state) == [1, 2]
     assert talmut.legal_actions(state, 1) == legal(TURN_START + ", match 0-3" + RESIGN)
     assert talmut.legal_actions(state, 2) == legal("match 0-3" + RESIGN)
@@ -68,12 +73,12 @@ def test_sota_and_powers_only_from_the_stock() -> None:
     assert to_act(state) == [1]
     state = play(state, "s1 discard")
     assert state_of(state)["phase"] == "draw" and state_of(state)["power"] is None
-    assert state_of(state)["turn"] == 2 and state_of(state)["window"] == {"rank": "10", "last_thrower": 1}
+    assert state_of(state)["turn"] == 2 and state_of(state)["window"] == window("10", 1)
     state, events = step(state, "s2 draw stock")
     assert event_for(events[-1], 2)["card"] == "11O" and "card" not in event_for(events[-1], 0)
     state = play(state, "s2 swap 0")
     shown = state_of(state)
-    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == {"rank": "11", "last_thrower": 2}
+    assert shown["discard"] == ["3C", "10O", "11C"] and shown["window"] == window("11", 2)
     assert shown["phase"] == "draw" and shown["turn"] == 0
     assert slot(state, 2, "2.0") == {"position": 0, "empty": False, "card": "11O", "seen_by": [2]}
     assert slot(state, 0, "2.0")["card"] is None
@@ -82,7 +87,7 @@ def test_sota_and_powers_only_from_the_stock() -> None:
 def test_matching_penalty_cards_and_window_closing() -> None:
     """talmut.md §8.3, §3.9-§3.11, and the §6.7 view of seat 1."""
     state = play(deal(E1), "s0 draw stock, s0 swap 0")
-    assert state_of(state)["discard"] == ["3C", "7C"] and state_of(state)["window"] == {"rank": "7", "last_thrower": 0}
+    assert state_of(state)["discard"] == ["3C", "7C"] and state_of(state)["window"] == window("7", 0)
     assert slot(state, 0, "0.0") == {"position": 0, "empty": False, "card": "10O", "seen_by": [0]}
     assert to_act(state) == [1, 2]
     state, events = step(state, "s1 match 1")
@@ -93,11 +98,13 @@ def test_matching_penalty_cards_and_window_closing() -> None:
     assert slot(state, 2, "1.1") == {"position": 1, "empty": False, "card": "5B", "seen_by": [0, 1, 2]}
     assert layout_codes(state, 1)[4] == "11O"
     assert slot(state, 1, "1.4") == {"position": 4, "empty": False, "card": None, "seen_by": []}
-    assert state_of(state)["stock_size"] == 25 and state_of(state)["window"] == {"rank": "7", "last_thrower": 0}
+    assert state_of(state)["stock_size"] == 25
+    assert state_of(state)["window"] == window("7", 0, 1)  # seat 1 has made its one wrong match (§3.11)
     assert to_act(state) == [1, 2]
+    assert talmut.legal_actions(state, 1) == legal(TURN_START + RESIGN)
     state = play(state, "s2 match 1")
     assert state_of(state)["discard"][-1] == "7E" and slot(state, 2, "2.1")["empty"] is True
-    assert state_of(state)["window"] == {"rank": "7", "last_thrower": 2}
+    assert state_of(state)["window"] == window("7", 2, 1)
     assert to_act(state) == [0, 1]
     assert talmut.legal_actions(state, 0) == legal("match 0-3" + RESIGN)
     expected = {
@@ -120,17 +127,22 @@ def test_matching_penalty_cards_and_window_closing() -> None:
                 {"position": 2, "empty": False, "card": None, "seen_by": []},
                 {"position": 3, "empty": False, "card": None, "seen_by": []}]},
         ],
-        "stock_size": 25, "discard": ["3C", "7C", "7E"], "window": {"rank": "7", "last_thrower": 2},
+        "stock_size": 25, "discard": ["3C", "7C", "7E"],
+        "window": {"rank": "7", "last_thrower": 2, "wrong_matchers": [1]},
         "talmut": None, "call_barred": None, "totals": {"0": 0, "1": 0, "2": 0}, "history": [],
         "options": {"deck_size": 40, "target": 50, "call_penalty": 5, "match_pause_ms": 1500},
     }
-    assert state_of(state, 1) == expected  # talmut.md §6.7, and the options of §2.3 every player knows
-    assert talmut.legal_actions(state, 1) == legal(TURN_START + ", match 0-4" + RESIGN)
+    # talmut.md §6.7, and the options of §2.3 every player knows; seat 1 is in `wrong_matchers` since its wrong
+    # match above, so it has no match left in this window (§3.11), though a correct match moved `last_thrower`
+    assert state_of(state, 1) == expected
+    assert talmut.legal_actions(state, 1) == legal(TURN_START + RESIGN)
     state = play(state, "s0 match 3")
     assert state_of(state)["discard"] == ["3C", "7C", "7E", "7O"]
-    assert state_of(state)["window"] == {"rank": "7", "last_thrower": 0}
+    assert state_of(state)["window"] == window("7", 0, 1)
     state = play(state, "s2 match 2")
     assert layout_codes(state, 2)[1] == "12C" and state_of(state)["stock_size"] == 24
+    assert state_of(state)["window"] == window("7", 0, 1, 2)
+    assert to_act(state) == [1]  # seat 0 threw last, seats 1 and 2 matched wrong: only the turn seat may act
     assert slot(state, 2, "2.1") == {"position": 1, "empty": False, "card": None, "seen_by": []}
     state, events = step(state, "s1 draw stock")
     assert event_for(events[-1], 1)["card"] == "4O"
@@ -138,6 +150,34 @@ def test_matching_penalty_cards_and_window_closing() -> None:
     with pytest.raises(NotYourTurn):
         step(state, "s2 match 0")
     assert [entry["hand_size"] for entry in talmut.view(state, None).seats] == [3, 5, 4]
+
+
+def test_one_wrong_match_per_seat_per_window() -> None:
+    """talmut.md §3.9, §3.11, §7.23, §4.3: a bot trying every position of its layout gets one wrong match per window.
+
+    E1 after `s0 draw stock, s0 swap 0` (window rank 7): seat 2 throws `4E` (wrong, penalty `11O` at 2.4) and its
+    second try is refused with 403, as it is no longer in `to_act`; the turn seat 1 throws `5B` (wrong, penalty
+    `12C` at 1.4) and its second try is refused with 422. The next window lets both try again.
+    """
+    state = play(deal(E1), "s0 draw stock, s0 swap 0, s2 match 2")
+    assert layout_codes(state, 2) == ["11C", "7E", "4E", "12O", "11O"]
+    assert state_of(state)["window"] == window("7", 0, 2) and to_act(state) == [1]
+    assert talmut.legal_actions(state, 2) == []
+    with pytest.raises(NotYourTurn):
+        step(state, "s2 match 0")
+    state = play(state, "s1 match 1")
+    assert layout_codes(state, 1) == ["2C", "5B", "6O", "1B", "12C"] and state_of(state)["stock_size"] == 24
+    assert state_of(state)["window"] == window("7", 0, 1, 2) and to_act(state) == [1]
+    assert talmut.legal_actions(state, 1) == legal(TURN_START + RESIGN)
+    with pytest.raises(IllegalAction, match="^you matched wrong in this window already: one wrong match per window$"):
+        step(state, "s1 match 0")
+    with pytest.raises(IllegalAction):
+        step(state, "s1 match 2")
+    state = play(state, "s1 draw stock, s1 discard")  # 4O: a new window, nobody has tried it yet
+    assert state_of(state)["window"] == window("4", 1) and to_act(state) == [0, 2]
+    assert talmut.legal_actions(state, 2) == legal(TURN_START + ", match 0-4" + RESIGN)
+    state = play(state, "s2 match 0")
+    assert state_of(state)["window"] == window("4", 1, 2)
 
 
 def test_caballo_rey_and_knowledge_that_moves() -> None:
@@ -172,7 +212,7 @@ def test_caballo_rey_and_knowledge_that_moves() -> None:
     assert slot(state, 0, "0.1") == {"position": 1, "empty": False, "card": "12O", "seen_by": [0, 2]}
     assert slot(state, 2, "0.1")["card"] == "12O"
     assert slot(state, 0, "1.0")["seen_by"] == []
-    assert state_of(state)["window"] == {"rank": "12", "last_thrower": 2} and state_of(state)["turn"] == 0
+    assert state_of(state)["window"] == window("12", 2) and state_of(state)["turn"] == 0
 
 
 def test_taking_the_discard_and_throwing_it_back() -> None:
@@ -184,7 +224,7 @@ def test_taking_the_discard_and_throwing_it_back() -> None:
     state = play(state, "s0 discard")
     shown = state_of(state)
     assert shown["discard"] == ["6B"] and shown["power"] is None and shown["phase"] == "draw"
-    assert shown["window"] == {"rank": "6", "last_thrower": 0} and shown["turn"] == 1
+    assert shown["window"] == window("6", 0) and shown["turn"] == 1
 
 
 def test_call_last_turns_caller_hit_by_a_caballo_next_round() -> None:
@@ -283,7 +323,7 @@ def test_game_end_over_two_rounds() -> None:
     state = play(deal(E4), "s0 draw stock")
     assert state.drawn is not None and state.drawn.card.code == "3O"
     state = play(state, "s0 discard")
-    assert state_of(state)["window"] == {"rank": "3", "last_thrower": 0}
+    assert state_of(state)["window"] == window("3", 0)
     state = play(state, "s1 call")
     assert state_of(state)["window"] is None and state.call is not None and state.call.call_total == 4
     state = play(state, "s2 draw stock, s2 discard, s0 draw stock, s0 discard")
