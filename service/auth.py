@@ -44,15 +44,19 @@ def viewer_seat(record: GameRecord) -> int | None:
 def player_seat(record: GameRecord) -> int:
     """The seat of the request's token, whose presence it records; 401 `unauthorized` without one or of no seat.
 
+    The 401's message says which: no bearer token (none sent, or another scheme), or a token of no seat.
+
     Every authenticated request counts as the seat being present (`mark_present`): the view's `last_seen`, so
     clients can show that a player went away.
     """
     token = bearer_token()
     seat = None if token is None else seat_for_token(record, token)
     if seat is None:
+        # no token is not a wrong token: the client must learn what to send
+        message = "this token holds no seat of this game" if token is not None else (
+            "a bearer token is required: send Authorization: Bearer <player_token>")
         # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted
-        abort(401, message="this token holds no seat of this game", error="unauthorized",
-              headers={"WWW-Authenticate": "Bearer"})
+        abort(401, message=message, error="unauthorized", headers={"WWW-Authenticate": "Bearer"})
     mark_present(record, seat)  # type: ignore[arg-type]
     return seat  # type: ignore[return-value]  # abort() raises; flask-smorest has no type hints to say so
 

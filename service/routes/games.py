@@ -98,6 +98,21 @@ ARRIVAL_RETRIES = 3
 """How often an action that lost a compare-and-set race is judged again before the client gets 409."""
 
 
+_JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false"}
+
+
+def _what_the_body_is(body: Any) -> str:
+    """What an action body that is not a JSON object is, in JSON's words, for the 422 that refuses it.
+
+    `body` is `request.get_json(silent=True)`: None for an empty body, malformed JSON and `null` alike, so the raw
+    bytes tell them apart.
+    """
+    if body is not None:
+        return _JSON_TYPES[type(body)]
+    raw = request.get_data(cache=True).strip()
+    return "empty" if not raw else "null" if raw == b"null" else "not valid JSON"
+
+
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     """The API view of `record` for `seat`, with `pending_ai` read from the queue and each seat's `last_seen`."""
     view = game_view(record, seat, pending_ai(services().queue, record, current_app.config["AI_JOB_STALE_SECONDS"]))
@@ -376,6 +391,9 @@ class Actions(MethodView):
         """Check the request against the game (finished, action shape, resigned seat, If-Match), then play it."""
         if record.status == Status.FINISHED:
             abort(409, message="the game is finished", error="game_finished")
+        if not isinstance(body, dict):
+            abort(422, message="the body must be a JSON object: one of your legal_actions",
+                  errors={"body": [_what_the_body_is(body)]}, error="invalid_request")
         try:
             action = ACTION_SCHEMAS[record.game]().load(body)
         except ValidationError as error:

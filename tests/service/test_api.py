@@ -384,3 +384,35 @@ def test_a_body_that_is_not_declared_json_is_415_and_changes_nothing(api):
     assert version_of(api, game_id) == 2
     typed = api.client.post("/v1/games", data=body, headers={"Content-Type": "application/vnd.api+json; charset=utf-8"})
     assert typed.status_code == 201, typed.json
+
+
+def test_an_action_body_that_is_not_a_json_object_is_told_so(api):
+    """shared/API.md: an action is a JSON object, one of `legal_actions`. A body that is not JSON, or JSON of
+    another type, was told "not a valid durak action" with `{"_schema": ["Invalid data type: None"]}` (or "Invalid
+    input type"), as if the fields were wrong: now 422 `invalid_request` says the body must be a JSON object and
+    what it was, and nothing changes."""
+    game_id, tokens = api.create_humans(K1)
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[0]}"}
+    for body, was in [("attack 6H", "not valid JSON"), ('{"type": "attack"', "not valid JSON"), ("", "empty"),
+                      ("null", "null"), ('[{"type": "resign"}]', "an array"), ('"resign"', "a string"),
+                      ("7", "a number"), ("true", "true or false")]:
+        response = api.client.post(f"/v1/games/{game_id}/actions", data=body, headers=headers)
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), body
+        assert response.json["message"] == "the body must be a JSON object: one of your legal_actions", body
+        assert response.json["errors"] == {"body": [was]}, body
+    assert version_of(api, game_id) == 2
+
+
+def test_a_post_without_a_token_is_told_a_bearer_token_is_required(api):
+    """shared/API.md "Identity": a POST for a seat with no `Authorization` header was told "this token holds no
+    seat of this game", though it sent none: now 401 `unauthorized` says a bearer token is required (with
+    `WWW-Authenticate: Bearer`); a token of no seat is still told that, and nothing changes."""
+    game_id, tokens = api.create_humans(K1)
+    for path, body in [("actions", {"type": "resign"}), ("leave", None), ("rematch", None)]:
+        for token, message in [(None, "a bearer token is required: send Authorization: Bearer <player_token>"),
+                               ("not-a-token", "this token holds no seat of this game")]:
+            response = api.request("POST", f"/v1/games/{game_id}/{path}", token, json=body)
+            assert (response.status_code, response.json["error"]) == (401, "unauthorized"), (path, token)
+            assert response.json["message"] == message, (path, token)
+            assert response.headers["WWW-Authenticate"] == "Bearer"
+    assert version_of(api, game_id) == 2
