@@ -113,13 +113,16 @@ class Capabilities(Generic[StateT]):
             seat, talmut.md §3.17). Default: none.
         ai_delay_ms: `(state, seat) -> milliseconds` an AI in `seat` waits before acting (0: at once). The wait
             counts from the first of the consecutive versions in which it is > 0 for that seat
-            (service/turns.py), so a game returns 0 for at least one version between two waits. Default: 0.
+            (service/pauses.py), so a game returns 0 for at least one version between two waits. Default: 0.
+        ai_delay_reason: why an AI waits when `ai_delay_ms` is > 0, a word for the view's `ai_pauses` (Talmut:
+            `match_window`, so that other seats may match). Default: `delay`.
     """
 
     optional_actions: frozenset[str] = frozenset()
     with_ai_seats: Callable[[StateT, Iterable[Seat]], StateT] = _no_ai_seats
     seats_handed_to_ai: Callable[[StateT], Mapping[Seat, str]] = _no_seats_handed
     ai_delay_ms: Callable[[StateT, Seat], int] = _no_delay
+    ai_delay_reason: str = "delay"
 
 
 class Game(Protocol[StateT, OptionsT]):

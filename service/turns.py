@@ -31,7 +31,7 @@ from engine import GAMES, GameFinished
 from engine.ai import LEVELS
 from engine.cards import parse_deck
 from engine.protocol import Action, Event, capabilities
-from service import clocks
+from service import clocks, pauses
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.scheduling import enqueue_once
@@ -176,7 +176,7 @@ def play(
         state=game.dump_state(state),
         status=Status.FINISHED if result else Status.ACTIVE,
         result=result.to_json() if result else None,
-        ai_delays_since=ai_delays_since(record, state, time.time()),
+        ai_delays_since=pauses.delays_since(record, state, time.time()),
     )
     new_record.decoded = state
     new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
@@ -226,25 +226,6 @@ def record_change(store: GameStore, queue: Queue, record: GameRecord, new_record
     wake_ai(store, queue, new_record)
 
 
-def ai_delays_since(record: GameRecord, state: object, now: float) -> dict[str, float]:
-    """When the AI delay of each seat at `state`, the game's state after `record`, began: the next record's field.
-
-    Returns `{seat number as a string: Unix time in seconds}`, e.g. `{"1": 1764500000.25}`: one entry per seat
-    whose `ai_delay_ms(state, seat)` capability is > 0, holding the time kept in `record` if the seat's delay was
-    already running there (`record` has entries only for such seats), else `now`. A wait thus counts from the
-    version that began it, as talmut.md §3.18 asks (from the discard that opened the window): were it counted
-    from the latest version, every match (§3.10, §3.11) would restart it and repeated matches could put off the
-    AI's draw for ever. The hook's contract (engine/protocol.py) makes consecutive versions with a delay for a
-    seat one wait. Human seats count too, so a turn seat that resigns (§3.17) hands its AI the running pause.
-    """
-    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
-    return {
-        str(seat): record.ai_delays_since.get(str(seat), now)
-        for seat in range(len(record.seats))
-        if delay_of(state, seat) > 0
-    }
-
-
 def ai_seats_to_act(record: GameRecord) -> list[int]:
     """The AI seats that may act now in an active game."""
     if record.status != Status.ACTIVE:
@@ -264,16 +245,17 @@ def enqueue_ai_turns(store: GameStore, queue: Queue, record: GameRecord, only: l
     began (`record.ai_delays_since`; from now when the record has no entry for the seat), so a job for a later
     version of the same wait is due at the same time, and at once when that time has passed. If the game moves
     on meanwhile, the job finds a newer version and does nothing. RQ keeps scheduled times in whole seconds and
-    polls once a second, so the due time is rounded up to a whole second: the wait is never shorter than asked
-    (fair to the humans who may match) and at most about two seconds longer.
+    polls once a second, so the due time is rounded up to a whole second (`pauses.pause_ends`, which the view's
+    `ai_pauses` shows): the wait is never shorter than asked and at most about two seconds longer.
     """
-    delay_of = capabilities(GAMES[record.game]).ai_delay_ms
-    seats = [seat for seat in ai_seats_to_act(record) if only is None or seat in only]
-    state = record.engine_state() if seats else None
+    # seats listed only for optional actions first: with a pause skipped (no human may match), a worker taking jobs
+    # in order lets the AI seats that may match decide before the turn seat's draw closes the window
+    seats = sorted((seat for seat in ai_seats_to_act(record) if only is None or seat in only),
+                   key=lambda seat: not _optional_only(record, seat))
     now = time.time()
+    ends = pauses.pause_ends(record, seats, now)
     for seat in seats:
-        delay_ms = delay_of(state, seat)
-        due = math.ceil(record.ai_delays_since.get(str(seat), now) + delay_ms / 1000) if delay_ms > 0 else now
+        due = ends.get(seat, now)
         enqueue_once(
             queue, due, now, AI_JOB, ai_job_id(record.game_id, record.version, seat),
             args=(store.prefix, record.game_id, record.version, seat), job_timeout=AI_JOB_TIMEOUT_SECONDS,

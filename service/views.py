@@ -10,9 +10,10 @@ from typing import Any
 
 from engine import GAMES
 from engine.ai import SeatView
-from engine.protocol import Event
+from engine.protocol import Event, capabilities
 from engine.redaction import event_for
 from service.clocks import clock_view, utc_iso
+from service.pauses import pause_ends
 from service.store import GameRecord, Status
 
 
@@ -22,7 +23,8 @@ def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> di
     While the game is `waiting` nothing has been dealt for anyone to see: `state` is null, `to_act` empty. A
     version's view of a seat is built once and kept on the record (`GameRecord.views`), so the clients woken by
     one move share it; the nested values are shared too: callers must not change them. Nothing in it depends on
-    when it is read (the clock's times are absolute: service/clocks.py); `with_presence` adds what does.
+    when it is read (the clock's times and the end of an AI seat's pause, `ai_pauses`, are absolute:
+    service/clocks.py, service/pauses.py); `with_presence` adds what does.
     """
     view = record.views.get(seat)
     if view is None:
@@ -55,6 +57,12 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
         if seat is not None and seat in to_act:
             legal = [dict(action) for action in game.legal_actions(state, seat)]
     clock, seat_clocks = clock_view(record)
+    ai_seats = [number for number in to_act if record.seats[number].kind == "ai"]
+    reason = capabilities(game).ai_delay_reason
+    ai_pauses = [
+        {"seat": number, "reason": reason, "until": utc_iso(end)}
+        for number, end in pause_ends(record, ai_seats, record.written_at).items()
+    ]
     for entry, seat_clock in zip(seats, seat_clocks, strict=False):
         entry["clock"] = seat_clock
     return {
@@ -66,6 +74,7 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
         "seats": seats,
         "to_act": to_act,
         "pending_ai": [],
+        "ai_pauses": ai_pauses,
         "legal_actions": legal,
         "state": state_json,
         "result": record.result,

@@ -216,6 +216,23 @@ class ClockViewSchema(ClockSchema):
     )
 
 
+class AiPauseSchema(ma.Schema):
+    """Why an AI seat to act has not moved yet, and until when (service/pauses.py): an absolute time, as clocks."""
+
+    seat = fields.Integer(required=True)
+    reason = fields.String(
+        required=True,
+        metadata={"description": "match_window (Talmut, talmut.md §3.18): the seat would close the matching window, "
+                  "and waits so that a human seat may match", "example": "match_window"},
+    )
+    until = fields.String(
+        required=True,
+        metadata={"format": "date-time", "description": "when the wait ends and the seat's move is due (it comes "
+                  "within about a second after); a time past means the move is on its way",
+                  "example": "2025-12-01T10:00:02.000Z"},
+    )
+
+
 class RematchLinkSchema(ma.Schema):
     """Where a finished game's rematch is."""
 
@@ -232,6 +249,11 @@ class GameViewSchema(ma.Schema):
     seats = fields.List(fields.Nested(SeatViewSchema), required=True)
     to_act = fields.List(fields.Integer(), required=True)
     pending_ai = fields.List(fields.Integer(), required=True)
+    ai_pauses = fields.List(
+        fields.Nested(AiPauseSchema), required=True,
+        metadata={"description": "AI seats to act that wait before they move, with why and until when; empty when "
+                  "none waits"},
+    )
     result = fields.Nested(ResultSchema, allow_none=True, required=True)
     visibility = fields.String(required=True, validate=validate.OneOf(VISIBILITIES))
     clock = fields.Nested(

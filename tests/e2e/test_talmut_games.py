@@ -3,13 +3,18 @@ all-AI table of 8, and two seats matching at the same moment through the two gun
 
 from __future__ import annotations
 
+import math
 import random
 import threading
+import time
 from typing import Any
 
 import pytest
 import requests
 
+from service.clocks import utc_iso
+from service.config import redis_client
+from service.store import GameStore
 from tests.e2e.stack import Stack, StallGuard, call
 from tests.engine.talmut.notation import E1
 
@@ -33,9 +38,21 @@ def check_finished(view: dict[str, Any], seats: int) -> None:
 
 
 def wait_finished(session: requests.Session, game_url: str, view: dict[str, Any]) -> dict[str, Any]:
-    """Long-poll the game until it is finished (the AI seats play it on their own)."""
+    """Long-poll the game until it is finished (the AI seats play it on their own); no view shows an AI pause."""
     guard = StallGuard(f"game {view['game_id']}")
     while view["status"] != "finished":
+        guard.check(view["version"])
+        assert view["ai_pauses"] == [], view["ai_pauses"]  # no human may match: nobody can use a pause
+        polled = call(session, "GET", f"{game_url}?after_version={view['version']}&wait={WAIT_SECONDS}")
+        if polled.status_code == 200:
+            view = polled.json()
+    return view
+
+
+def wait_until(session: requests.Session, game_url: str, view: dict[str, Any], done) -> dict[str, Any]:
+    """Long-poll the game until `done(view)`; the hang guard judges progress (new versions), not time."""
+    guard = StallGuard(f"game {view['game_id']}")
+    while not done(view):
         guard.check(view["version"])
         polled = call(session, "GET", f"{game_url}?after_version={view['version']}&wait={WAIT_SECONDS}")
         if polled.status_code == 200:
@@ -82,11 +99,12 @@ def test_one_human_and_two_ai_seats_play_to_the_target(stack: Stack) -> None:
 
 
 def test_eight_ai_seats_play_themselves_to_the_target(stack: Stack) -> None:
-    """talmut.md §2.1, §3.18: 8 AI seats (no pause) start at once and finish a game; a spectator watches."""
+    """talmut.md §2.1, §3.18: 8 AI seats start at once and finish a game; a spectator watches. With the default
+    pause (1.5 s) no AI ever waits: no seat played by a human may match, so every view shows no pause."""
     session = requests.Session()
     levels = ["easy", "random"] * 4
     created = call(session, "POST", f"{stack.base_url}/v1/games", json={
-        "game": "talmut", "seed": 8, "options": {"target": 10, "match_pause_ms": 0},
+        "game": "talmut", "seed": 8, "options": {"target": 10},
         "seats": [{"kind": "ai", "level": level} for level in levels],
     })
     assert created.status_code == 201, created.text
@@ -94,6 +112,42 @@ def test_eight_ai_seats_play_themselves_to_the_target(stack: Stack) -> None:
     assert view["status"] == "active" and view["player_token"] is None
     view = wait_finished(session, f"{stack.base_url}/v1/games/{view['game_id']}", view)
     check_finished(view, 8)
+
+
+def test_the_view_shows_an_ai_pause_and_a_match_that_leaves_it_no_use_ends_it(stack: Stack) -> None:
+    """talmut.md §3.18 with the longest pause (10 s), a human and two `easy` seats, E1. After the human's discard
+    only AI seat 2 may match: seat 1 plays at once and the view shows no pause. After seat 1's turn the human may
+    match: the view shows seat 2's pause, `until` the time its job is due (from the stored start of the wait).
+    The human matches (right or wrong, it may not match again): nobody can use the rest of the pause, the view
+    shows none and seat 2 moves before the old `until`."""
+    session = requests.Session()
+    created = call(session, "POST", f"{stack.base_url}/v1/games", json={
+        "game": "talmut", "deck": E1.split(), "options": {"match_pause_ms": 10000},
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}],
+    })
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    game_url = f"{stack.base_url}/v1/games/{game_id}"
+    session.headers["Authorization"] = f"Bearer {created.json()['player_token']}"
+    for body in ({"type": "draw", "source": "stock"}, {"type": "swap", "position": 0}):
+        response = call(session, "POST", f"{game_url}/actions", json=body)
+        assert response.status_code == 200, response.text
+    view = response.json()
+    assert view["state"]["turn"] == 1 and view["ai_pauses"] == []
+    view = wait_until(session, game_url, view, lambda seen: seen["state"]["turn"] == 2)
+    assert (view["state"]["phase"], view["state"]["window"]["last_thrower"]) == ("draw", 1)
+    record = GameStore(redis_client(stack.redis_url), stack.prefix).load(game_id)
+    until = math.ceil(record.ai_delays_since["2"] + 10)
+    assert view["ai_pauses"] == [{"seat": 2, "reason": "match_window", "until": utc_iso(until)}]
+    assert view["pending_ai"] == [2]
+    mine = view["state"]["layouts"][0]["slots"]
+    position = next(slot["position"] for slot in mine if not slot["empty"])
+    response = call(session, "POST", f"{game_url}/actions", json={"type": "match", "position": position})
+    assert response.status_code == 200, response.text
+    view = response.json()
+    assert view["ai_pauses"] == [] and 0 not in view["to_act"]
+    wait_until(session, game_url, view, lambda seen: (seen["state"]["turn"], seen["state"]["phase"]) != (2, "draw"))
+    assert time.time() < until  # seat 2 did not wait out the pause nobody could use
 
 
 def test_two_seats_matching_at_once(stack: Stack) -> None:

@@ -329,24 +329,23 @@ def test_a_scheduled_job_nobody_moved_to_the_queue_is_revived(make_api: Any, mon
     created = api.create(seats, game="talmut", seed=3, options={"match_pause_ms": 200})
     game_id, token = created.json["game_id"], created.json["player_token"]
     view = created.json
-    while 1 not in view["to_act"] or 0 in view["to_act"]:  # play until the AI's paused draw is due
+    # play until seat 2's draw waits for the human, who may match seat 1's discard (after the human's own discard
+    # only AI seats may match, so seat 1 does not wait)
+    while (view["state"]["turn"], view["state"]["phase"]) != (2, "draw"):
         move = next(a for a in view["legal_actions"] if a["type"] not in ("resign", "match", "call"))
         view = api.act(game_id, token, move).json
         api.run_ai(with_scheduler=False)
         view = api.view(game_id, token).json
     queue, store = api.services.queue, api.services.store
     scheduled = ScheduledJobRegistry(queue=queue)
-    job_id = ai_job_id(game_id, view["version"], 1)
-    # the random seat's choice is seeded by the game id: when it matched, an earlier version's draw is still
-    # scheduled too (harmless: it finds a newer version)
-    assert job_id in scheduled.get_job_ids()
-    assert {ai_job_id(game_id, version, 1) for version in range(view["version"] + 1)} >= set(scheduled.get_job_ids())
+    job_id = ai_job_id(game_id, view["version"], 2)
+    assert scheduled.get_job_ids() == [job_id]
     record = store.load(game_id)
     due = scheduled.get_scheduled_time(job_id).timestamp()
-    assert pending_ai(queue, record, 1) == [1]
+    assert pending_ai(queue, record, 1) == [2]
     time.sleep(max(0.0, due + 1.1 - time.time()))  # and no scheduler runs
     assert pending_ai(queue, record, 1) == [], "a job no scheduler moves counts as pending"
-    assert sweep(store, [queue], interval=1.0) == [(game_id, 1)]
+    assert sweep(store, [queue], interval=1.0) == [(game_id, 2)]
     api.run_ai(with_scheduler=False)
     assert store.version(game_id) > view["version"]
 

@@ -11,13 +11,14 @@ rebuilt stock is drawn card by card.
 from __future__ import annotations
 
 import json
-import time
+import math
 from types import SimpleNamespace
 
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service import turns
+from service.clocks import utc_iso
 from service.store import GameRecord
 from tests.engine.talmut.notation import E1, E2, E3, E4, action, legal
 
@@ -418,22 +419,34 @@ def test_resign_hands_the_seat_to_the_easy_ai(api):
     refused(api, game_id, tokens[2], "resign", 409, "game_finished")
 
 
-def test_ai_pause_is_scheduled_and_matchers_decide_at_once(api):
-    """talmut.md §3.18: 1 human + 2 AI; after the human's discard the AI turn seat is scheduled, not queued."""
-    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "random"}]
+def test_the_pause_is_skipped_when_only_ai_seats_may_match_and_shown_when_a_human_may(api):
+    """talmut.md §3.18: 1 human + 2 `easy` seats. After the human's discard only the AI seat 2 may match: nobody can
+    use a pause (an AI decides at once), so the AI turn seat 1 is queued at once, after seat 2, and the view shows
+    no pause. After seat 1's turn the human may match: the AI turn seat 2 is scheduled, and the view's `ai_pauses`
+    says why and until when: when its job is due, match_pause_ms after the discard rounded up to a whole second."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]
     created = api.create(seats, game=TALMUT, deck=deck(E1), options={"match_pause_ms": 200})
     assert created.status_code == 201 and created.json["status"] == "active"
     game_id, token = created.json["game_id"], created.json["player_token"]
-    play(api, game_id, [token], "s0 draw stock, s0 swap 0")
-    version = api.view(game_id).json["version"]
+    view = play(api, game_id, [token], "s0 draw stock, s0 swap 0")
     scheduled = ScheduledJobRegistry(queue=api.services.queue)
-    assert scheduled.get_job_ids() == [f"ai-{game_id}-{version}-1"]
+    assert view["ai_pauses"] == [] and scheduled.get_job_ids() == []
+    version = view["version"]
+    assert api.services.queue.get_job_ids() == [f"ai-{game_id}-{version}-2", f"ai-{game_id}-{version}-1"]
     assert api.view(game_id).json["pending_ai"] == [1, 2]
-    due = scheduled.get_scheduled_time(scheduled.get_job_ids()[0]).timestamp()
-    assert 0.1 < due - time.time() <= 1.2  # at least the pause, rounded up to RQ's whole seconds
-    api.run_ai()  # seat 2 (random) decides at once whether to match, seat 1 draws when due
+    api.run_ai(with_scheduler=False)  # seat 2 passes (it knows none of its cards), seat 1 plays its turn
     view = api.view(game_id, token).json
-    assert view["version"] > version and view["state"]["round"] == 1
+    shown = view["state"]
+    assert (shown["turn"], shown["phase"], shown["window"]["last_thrower"]) == (2, "draw", 1)
+    due = math.ceil(api.services.store.load(game_id).ai_delays_since["2"] + 0.2)
+    assert view["ai_pauses"] == [{"seat": 2, "reason": "match_window", "until": utc_iso(due)}]
+    assert view["pending_ai"] == [2]
+    job_id = f"ai-{game_id}-{view['version']}-2"
+    assert scheduled.get_job_ids() == [job_id] and scheduled.get_scheduled_time(job_id).timestamp() == due
+    assert api.view(game_id).json["ai_pauses"] == view["ai_pauses"]  # the same for every viewer
+    api.run_ai()  # seat 2 draws when due
+    view = api.view(game_id, token).json
+    assert view["state"]["turn"] == 0 and view["ai_pauses"] == [] and view["pending_ai"] == []
 
 
 START = 2_000_000_000
@@ -468,20 +481,19 @@ def clocked_game(api, monkeypatch, seats):
 
 def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatch):
     """talmut.md §3.18: the AI turn seat waits match_pause_ms from the discard that opened the window. Matches
-    (§3.10, §3.11) make new versions while the window stays open but do not restart the pause; a match after the
-    pause finds the AI due at once; the next window starts a pause of its own. Times are RQ's whole seconds."""
+    (§3.10) make new versions while the window stays open but do not restart the pause; a match after the pause
+    finds the AI due at once; the next window starts a pause of its own. Times are RQ's whole seconds."""
     seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}]
     game_id, tokens, clock, due = clocked_game(api, monkeypatch, seats)
-    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: window {"7", 0}; seat 1 (AI) is to draw
+    view = play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: window {"7", 0}; seat 1 (AI) to draw
     assert due(1) == START + 2  # ceil(0.25 + 1.5)
+    assert view["ai_pauses"] == [{"seat": 1, "reason": "match_window", "until": utc_iso(START + 2)}]
     clock[0] = START + 1.0
-    play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower
+    view = play(api, game_id, tokens, "s2 match 1")  # 7E: correct, seat 2 is the last thrower, seat 0 may match
     assert due(1) == START + 2  # not ceil(1.0 + 1.5) = 3
-    clock[0] = START + 1.75
-    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, seat 0 is the last thrower
-    assert due(1) == START + 2  # not ceil(1.75 + 1.5) = 4
+    assert view["ai_pauses"] == [{"seat": 1, "reason": "match_window", "until": utc_iso(START + 2)}]
     clock[0] = START + 2.5
-    play(api, game_id, tokens, "s2 match 0")  # 11C: wrong, after the pause; a penalty card, the window stays open
+    play(api, game_id, tokens, "s0 match 3")  # 7O: correct, after the pause; seat 2 may match again
     job_id = turns.ai_job_id(game_id, api.view(game_id).json["version"], 1)
     assert job_id in api.services.queue.get_job_ids()
     assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
@@ -490,6 +502,22 @@ def test_ai_pause_counts_from_the_discard_that_opened_the_window(api, monkeypatc
     view = play(api, game_id, tokens, "s2 draw stock, s2 swap 2, s0 draw stock, s0 swap 2")
     assert view["state"]["turn"] == 1 and view["state"]["window"]["last_thrower"] == 0
     assert due(1) == START + 12  # ceil(10.25 + 1.5)
+
+
+def test_a_wrong_match_of_the_last_human_who_may_match_ends_the_pause(api, monkeypatch):
+    """talmut.md §3.18, §3.11: the pause is for the humans who may match. Seat 2, the only one, matches wrong at
+    1.0 (it may not match again in this window): nobody can use the rest of the pause, so the AI turn seat 1 is
+    due at once, not at 2, and the view shows no pause."""
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}]
+    game_id, tokens, clock, due = clocked_game(api, monkeypatch, seats)
+    play(api, game_id, tokens, "s0 draw stock, s0 swap 0")  # at 0.25: seat 0 threw last, seat 2 may match
+    assert due(1) == START + 2
+    clock[0] = START + 1.0
+    view = play(api, game_id, tokens, "s2 match 0")  # 11C: wrong
+    assert view["state"]["window"] == window("7", 0, 2) and view["ai_pauses"] == []
+    job_id = turns.ai_job_id(game_id, view["version"], 1)
+    assert job_id in api.services.queue.get_job_ids()
+    assert job_id not in ScheduledJobRegistry(queue=api.services.queue).get_job_ids()
 
 
 def test_a_turn_seat_that_resigns_hands_its_ai_the_running_pause(api, monkeypatch):

@@ -295,14 +295,30 @@ load_state = serialize.state_loader(TalmutState, parse_card)
 def ai_delay_ms(state: TalmutState, seat: Seat) -> int:
     """How long an AI in `seat` waits before acting now, in milliseconds (talmut.md §3.18).
 
-    `match_pause_ms` when its next action would close an open window (the turn seat in phase `draw`), else 0.
-    Timing only, never legality. It stays > 0 through matches, withdrawals and resignations while the window is
-    open, and a draw or a call, which closes it, makes it 0: so the wait, counted from the first state with it
-    (engine/protocol.py), starts at the discard that opened the window.
+    `match_pause_ms` when its next action would close an open window (the turn seat in phase `draw`) and a seat
+    played by a human may match in it (`_human_may_match`), else 0. Timing only, never legality. The wait, counted
+    from the first state with it (engine/protocol.py), starts at the discard that opened the window: matches,
+    withdrawals and resignations keep it while a human may still match; a draw or a call, which closes the
+    window, ends it. A pause nobody can use is skipped: when every other seat that may match is played by an AI,
+    which decides at once, at the version that let it match (its own delay is 0), or when no other seat may match
+    at all (none holds a card, §3.16; each threw last or made its wrong match, §3.11). A human seat that may
+    match again later in the window (another seat's correct match made it no longer the last thrower) starts a
+    pause of its own. All of this is public (§6.4), so when an AI moves tells nothing of any hidden card.
     """
-    if state.window is not None and seat == state.turn and state.phase == Phase.DRAW:
+    if state.window is not None and seat == state.turn and state.phase == Phase.DRAW and _human_may_match(state):
         return state.options.match_pause_ms
     return 0
+
+
+def _human_may_match(state: TalmutState) -> bool:
+    """Whether a seat other than the turn seat that is played by a human may match now (talmut.md §3.9, §3.11).
+
+    Seats played by an AI: those from the start (`with_ai_seats`) and those that resigned (§3.17).
+    """
+    return any(
+        other != state.turn and other not in state.ai_seats and other not in state.resigned
+        for other in matchers(state)
+    )
 
 
 def seats_handed_to_ai(state: TalmutState) -> dict[Seat, str]:
@@ -315,6 +331,7 @@ CAPABILITIES: Capabilities[TalmutState] = Capabilities(
     with_ai_seats=with_ai_seats,
     seats_handed_to_ai=seats_handed_to_ai,
     ai_delay_ms=ai_delay_ms,
+    ai_delay_reason="match_window",
 )
 """Talmut's optional parts: matches and withdrawals nobody waits for, AI seats from the start and by resignation,
-the pause before an AI closes a matching window (`engine.protocol.Capabilities`)."""
+the pause before an AI closes a matching window while a human may match in it (`engine.protocol.Capabilities`)."""

@@ -422,3 +422,19 @@ def test_resigned_seat_keeps_playing_and_ranks_last() -> None:
     finished = play(state, "s0 resign")  # left: seat 1, an AI from the start
     outcome = talmut.result(finished)
     assert outcome is not None and (outcome.winners, outcome.losers, outcome.reason) == ((1,), (0, 2), "resign")
+
+
+def test_the_ai_pause_is_only_for_a_human_who_may_match() -> None:
+    """talmut.md §3.18, §3.11, §3.17: the AI turn seat waits `match_pause_ms` before it closes a window only while a
+    seat played by a human may match; AI seats decide at once, so a pause for them alone is skipped.
+
+    E1 after `s0 draw stock, s0 swap 0` (seat 0 threw last, seat 1 is to draw, seat 2 may match)."""
+    opened = play(deal(E1), "s0 draw stock, s0 swap 0")
+    assert talmut.ai_delay_ms(opened, 1) == 1500  # seat 2 is human
+    assert talmut.ai_delay_ms(opened, 2) == 0  # not the turn seat
+    assert talmut.ai_delay_ms(talmut.with_ai_seats(opened, [1, 2]), 1) == 0  # only an AI may match
+    assert talmut.ai_delay_ms(talmut.with_ai_seats(opened, [1]), 1) == 1500
+    assert talmut.ai_delay_ms(play(opened, "s2 resign"), 1) == 0  # seat 2 is played by the AI now
+    assert talmut.ai_delay_ms(play(opened, "s2 match 0"), 1) == 0  # seat 2 made its wrong match
+    assert talmut.ai_delay_ms(play(opened, "s2 match 1"), 1) == 1500  # 7E: seat 0 may match now
+    assert talmut.ai_delay_ms(play(opened, "s1 draw stock"), 1) == 0  # the window is closed
