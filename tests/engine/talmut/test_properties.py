@@ -89,6 +89,7 @@ def check_views(state: TalmutState, seen: Seen) -> None:
             for action in talmut.legal_actions(state, viewer) if viewer is not None else []:
                 if action["type"] == "match":
                     assert state.window is not None and viewer != state.window.last_thrower
+                    assert viewer not in state.window.wrong_matchers  # one wrong match per window (§3.11)
 
 
 @pytest.mark.parametrize("seats", TABLES)
@@ -96,15 +97,25 @@ def check_views(state: TalmutState, seen: Seen) -> None:
 @given(seed=st.integers(0, 2**32 - 1), deck_size=st.sampled_from([40, 48]))
 def test_views_show_only_legitimately_seen_cards(seats: int, seed: int, deck_size: int) -> None:
     """talmut.md §6.1-§6.6, §8.13: no view or event shows a layout card its viewer has not seen, nor a stock draw
-    before it is discarded; spectators see no layout card; `to_act` holds the turn seat; matches need a window."""
+    before it is discarded; spectators see no layout card; `to_act` holds the turn seat; matches need a window;
+    no seat makes two wrong matches in one window, and the window's `wrong_matchers` are those that made one
+    (§3.11)."""
     state, rng = new(seats, seed, deck_size), random.Random(seed)
     seen = fresh(state)
+    wrong: set[int] = set()  # the seats that matched wrong in the window open now
     for _ in range(5000):
         if talmut.result(state) is not None:
             return
         assert state.turn in talmut.to_act(state)
         seat, action = pick(state, rng)
         after, events = talmut.apply(state, seat, action)
+        if after.window is None or after.turn != state.turn or after.round != state.round:
+            wrong = set()  # the window closed, or a turn ended and opened another
+        for event in events:
+            if event.type == "matched" and not event.public["correct"]:
+                assert event.public["seat"] not in wrong, "two wrong matches of one seat in one window"
+                wrong.add(event.public["seat"])
+        assert after.window is None or after.window.wrong_matchers == tuple(sorted(wrong))
         if after.round != state.round or after.reason is not None:  # a new deal: knowledge starts again
             seen = fresh(after)
             round_events = [event for event in events if event.type in ("round_ended", "round_started")]
