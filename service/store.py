@@ -292,6 +292,9 @@ class GameRecord:
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
     views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     """The API view of this version per seat (None: spectator), built once (service/views.py `game_view`)."""
+    bodies: dict[int | None, tuple[Any, bytes]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The JSON body of this version's view per seat, with the presence and `pending_ai` it was sent with (the key
+    it is kept under: service/views.py `view_body`)."""
     read_at: float | None = field(default=None, init=False, repr=False, compare=False)
     """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
     text: str | None = field(default=None, init=False, repr=False, compare=False)
