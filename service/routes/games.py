@@ -47,7 +47,7 @@ from service.schemas.games import (
 from service.seating import invitations, leave, new_seats, retried, take_seat
 from service.store import STORE_ERRORS, ClockRanOut, GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import create_game, pending_ai, play, revive_ai_turns
-from service.views import event_view, game_view, view_body, with_presence
+from service.views import event_view, game_view, json_text, view_body, with_presence
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
@@ -453,7 +453,9 @@ class Events(MethodView):
         # only up to the version whose seats were checked: a later one may have handed the seat to someone else
         events = [event_view(stored, seat) for stored in stored_events
                   if query["after"] < stored["version"] <= record.version]
-        return {"game_id": game_id, "version": record.version, "events": events}
+        # the schema's dump would copy each event unchanged (`Dict` fields): written as Flask would, faster
+        body = json_text({"game_id": game_id, "version": record.version, "events": events})
+        return current_app.response_class(body + b"\n", mimetype="application/json")
 
 
 @blp.route("/<game_id>/leave")

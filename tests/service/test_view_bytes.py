@@ -2,7 +2,8 @@
 
 tests/service/view_bytes.json holds, for a few recorded games (seeded deals, moves picked by a seeded random
 among the legal actions), the SHA-256 and length of every view's body as the server sent it: each seat's and the
-spectator's `GET`, the mover's `POST /actions` answer, at every version, and each reader's stream event. The game's
+spectator's `GET`, the mover's `POST /actions` answer, at every version, and each reader's stream event; and each
+reader's `GET /events` at the end. The game's
 id and the seats' `last_seen` times differ from run to run: they are replaced by fixed text before hashing, nothing
 else. A stream event's data is compared as the JSON value it holds (written with sorted keys, as a GET's body): the
 stream now sends the GET's very bytes, whose keys are sorted, where it used to send them in the schema's order.
@@ -98,6 +99,11 @@ def play_and_read(api: Api, game: str, seats: int, seed: int, moves: int) -> dic
         version = played.json["version"]
         seen[f"{version} seat{seat} post"] = digest(normalised(played.data, game_id))
         read_all(version)
+    for reader, token in [("spectator", None), *((f"seat{n}", t) for n, t in enumerate(tokens))]:
+        for after in (0, 5):
+            events = api.request("GET", f"/v1/games/{game_id}/events?after={after}", token)
+            assert events.status_code == 200, events.json
+            seen[f"events after {after} {reader}"] = digest(normalised(events.data, game_id))
     return seen
 
 
@@ -108,7 +114,7 @@ def recorded(api: Api) -> dict[str, dict[str, list[Any]]]:
 
 
 @pytest.mark.parametrize("game", GAMES_PLAYED, ids=lambda game: game[0])
-def test_every_view_has_the_recorded_bytes(api: Api, game: tuple[str, int, int, int]) -> None:
+def test_every_view_and_event_list_has_the_recorded_bytes(api: Api, game: tuple[str, int, int, int]) -> None:
     name, seats, seed, moves = game
     expected = json.loads(FIXTURE.read_text())[f"{name} {seats} {seed}"]
     got = play_and_read(api, name, seats, seed, moves)
