@@ -61,8 +61,9 @@ STATUSES = tuple(Status)
 
 # One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
 # write the record, append the events, renew the game's lifetime (ARGV[4] seconds, README "Limits and lifetimes";
-# its presence hash too), publish (shared/API.md versions). Nothing is half-written: Lua scripts run whole or not
-# at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster. 0: another version; -1: the deadline passed.
+# its events and presence hash too: EXPIRE leaves a missing key missing), publish (shared/API.md versions). Nothing
+# is half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster.
+# 0: another version; -1: the deadline passed.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
@@ -73,8 +74,8 @@ end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 for i = 6, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
-if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[4]) end
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+redis.call('EXPIRE', KEYS[4], ARGV[4])
 redis.call('{publish}', KEYS[3], ARGV[2])
 return 1
 """
@@ -293,6 +294,9 @@ class GameRecord:
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
     views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     """The API view of this version per seat (None: spectator), built once (service/views.py `game_view`)."""
+    bodies: dict[int | None, tuple[Any, bytes]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The JSON body of this version's view per seat, with the presence and `pending_ai` it was sent with (the key
+    it is kept under: service/views.py `view_body`)."""
     read_at: float | None = field(default=None, init=False, repr=False, compare=False)
     """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
     text: str | None = field(default=None, init=False, repr=False, compare=False)
@@ -623,14 +627,17 @@ class GameStore:
         return [self.index_key(status, game, private)
                 for status in STATUSES for game in (None, *GAMES) for private in (False, True)]
 
-    def _index(self, record: GameRecord, also: Callable[[Any], None] | None = None) -> None:
+    def _index(self, record: GameRecord, also: Callable[[Any], None] | None = None, stale: str | None = None) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
         # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
         # `also` adds the caller's writes to the same pipeline (`save`).
         expires = time.time() + self.ttl_of(record)
         private = record.visibility == "private"  # set at creation, never changed: one family of indexes
+        # A status only moves on (waiting, active, finished): the game is in no index of a later status than its
+        # own, but for an index write that outlived a lost write (a failover): `stale`, the index `listing` found it in
+        earlier = {*STATUSES[:STATUSES.index(Status(record.status))], *([stale] if stale else [])} - {record.status}
         with self.client.pipeline(transaction=False) as pipe:
-            for status in STATUSES:
+            for status in (*sorted(earlier), record.status):
                 for index in (self.index_key(status, None, private), self.index_key(status, record.game, private)):
                     if status == record.status:
                         pipe.zadd(index, {record.game_id: expires})
@@ -709,7 +716,7 @@ class GameStore:
                 if record is None:
                     self.forget(game_id)  # expired a moment ago
                 elif record.status != status:
-                    self._index(record)
+                    self._index(record, stale=status)
                 else:
                     records.append(record)
                     continue

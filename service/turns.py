@@ -244,8 +244,8 @@ def record_change(store: GameStore, queues: Queues, record: GameRecord, new_reco
 
 def ai_seats_to_act(record: GameRecord) -> list[int]:
     """The AI seats that may act now in an active game."""
-    if record.status != Status.ACTIVE:
-        return []
+    if record.status != Status.ACTIVE or all(seat.kind != "ai" for seat in record.seats):
+        return []  # without an AI seat the state is not decoded: a 304 of a human game decodes nothing
     to_act = GAMES[record.game].to_act(record.engine_state())
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "ai"]
 

@@ -6,7 +6,10 @@ human in that seat would see.
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import orjson
 
 from engine import GAMES
 from engine.ai import SeatView
@@ -99,6 +102,38 @@ def with_presence(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str
         for entry in view["seats"]
     ]
     return {**view, "seats": seats}
+
+
+def view_body(record: GameRecord, seat: int | None, pending_ai: list[int], last_seen: dict[int, float]) -> bytes:
+    """The JSON text (UTF-8, no trailing newline) of `with_presence(game_view(record, seat, pending_ai), last_seen)`.
+
+    Made once per version, seat, `pending_ai` and presence in a process, and kept on the record
+    (`GameRecord.bodies`): every GET, long-poll, stream and action answer of that version for that seat sends these
+    very bytes (a move wakes its readers at once, so they share them). `json_text`'s bytes: what Flask's JSON
+    provider sends. The view is the schema's dump unchanged (tests/service/test_view_schemas.py), so no schema
+    dump is needed to send it.
+    """
+    key = (tuple(pending_ai), tuple(sorted(last_seen.items())))
+    kept = record.bodies.get(seat)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    body = json_text(with_presence(game_view(record, seat, pending_ai), last_seen))
+    record.bodies[seat] = (key, body)
+    return body
+
+
+def json_text(value: Any) -> bytes:
+    r"""`value` as the JSON that Flask's default provider writes (sorted keys, compact, ASCII), with orjson.
+
+    orjson writes the same text as `json.dumps(value, sort_keys=True, separators=(",", ":"))` for the views' values
+    (strings, integers, booleans, null, lists, objects of string keys), ~10x faster, except that it writes
+    non-ASCII characters as UTF-8 where Flask escapes them (as `\u00eb` for ë): those rare texts (a seat's name) are
+    written by `json` instead, so the bytes stay Flask's.
+    """
+    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    if text.isascii():
+        return text
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
 def ai_seat_view(record: GameRecord, seat: int, history: list[dict[str, Any]] | None = None) -> SeatView:

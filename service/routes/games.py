@@ -47,7 +47,7 @@ from service.schemas.games import (
 from service.seating import invitations, leave, new_seats, retried, take_seat
 from service.store import STORE_ERRORS, ClockRanOut, GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import create_game, pending_ai, play, revive_ai_turns
-from service.views import event_view, game_view, with_presence
+from service.views import event_view, game_view, json_text, view_body, with_presence
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
@@ -115,10 +115,28 @@ def _what_the_body_is(body: Any) -> str:
     return "empty" if not raw else "null" if raw == b"null" else "not valid JSON"
 
 
+def reading_extras(record: GameRecord) -> tuple[list[int], dict[int, float]]:
+    """What a view adds to `record` when it is read: `pending_ai` (from the queue) and each seat's last request."""
+    pending = pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"])
+    return pending, services().store.last_seen(record.game_id)
+
+
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     """The API view of `record` for `seat`, with `pending_ai` read from the queue and each seat's `last_seen`."""
-    view = game_view(record, seat, pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"]))
-    return with_presence(view, services().store.last_seen(record.game_id))
+    pending, seen = reading_extras(record)
+    return with_presence(game_view(record, seat, pending), seen)
+
+
+def view_response(record: GameRecord, seat: int | None, extras: tuple[list[int], dict[int, float]] | None = None,
+                  ) -> Response:
+    """`view_of(record, seat)` as a 200 JSON response with its ETag, sending the bytes kept for the version and seat.
+
+    The body is `view_body`'s (service/views.py), not a schema dump: the same bytes as Flask's JSON of the dump.
+    `extras`: `reading_extras(record)` when read already.
+    """
+    pending, seen = extras or reading_extras(record)
+    return current_app.response_class(view_body(record, seat, pending, seen) + b"\n", mimetype="application/json",
+                                      headers={"ETag": f'"{record.version}"'})
 
 
 def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> int | None:
@@ -258,7 +276,7 @@ class GameResource(MethodView):
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
             return "", 304, headers
-        return view_of(record, who.seat), 200, headers
+        return view_response(record, who.seat)
 
 
 @blp.route("/<game_id>/stream")
@@ -309,7 +327,6 @@ def view_events(record: GameRecord, who: Reader, after: int | None) -> Iterator[
     `Last-Event-ID`) or when the process shuts down (service/gunicorn_worker.py drains it); and with
     `event: revoked` (no `id:`) as soon as a version read shows that `who`'s token no longer reads its seat.
     """
-    schema = ViewSchema()
     keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
     dispatcher = services().dispatcher
     game_id = record.game_id
@@ -325,7 +342,8 @@ def view_events(record: GameRecord, who: Reader, after: int | None) -> Iterator[
                 yield f"event: revoked\ndata: {data}\n\n"
                 return
             if sent is None or record.version > sent:
-                data = json.dumps(schema.dump(view_of(record, who.seat)), separators=(",", ":"))
+                pending, seen = reading_extras(record)
+                data = view_body(record, who.seat, pending, seen).decode()
                 yield f"id: {record.version}\nevent: view\ndata: {data}\n\n"
                 sent = record.version
             if record.status == Status.FINISHED and sent >= record.version:
@@ -381,12 +399,17 @@ class Actions(MethodView):
             raise
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
         try:
-            view = view_of(new_record, reads)
-        except STORE_ERRORS:  # the move is stored: answer it, without `pending_ai`
-            view = game_view(new_record, reads, [])
-        if idempotent is not None:
-            idempotent.remember(view, current_app.config["IDEMPOTENCY_TTL_SECONDS"])
-        return view, 200, {"ETag": f'"{new_record.version}"'}
+            extras: tuple[list[int], dict[int, float]] | None = reading_extras(new_record)
+        except STORE_ERRORS:  # the move is stored: answer it, without `pending_ai` (and presence)
+            extras = None
+        if idempotent is not None or extras is None:
+            view = game_view(new_record, reads, []) if extras is None else with_presence(
+                game_view(new_record, reads, extras[0]), extras[1])
+            if idempotent is not None:
+                idempotent.remember(view, current_app.config["IDEMPOTENCY_TTL_SECONDS"])
+            if extras is None:
+                return view, 200, {"ETag": f'"{new_record.version}"'}
+        return view_response(new_record, reads, extras)
 
     def play_in_arrival_order(self, store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
         """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
@@ -448,7 +471,9 @@ class Events(MethodView):
         # only up to the version whose seats were checked: a later one may have handed the seat to someone else
         events = [event_view(stored, seat) for stored in stored_events
                   if query["after"] < stored["version"] <= record.version]
-        return {"game_id": game_id, "version": record.version, "events": events}
+        # the schema's dump would copy each event unchanged (`Dict` fields): written as Flask would, faster
+        body = json_text({"game_id": game_id, "version": record.version, "events": events})
+        return current_app.response_class(body + b"\n", mimetype="application/json")
 
 
 @blp.route("/<game_id>/leave")

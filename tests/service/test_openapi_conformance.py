@@ -17,6 +17,7 @@ from openapi_schema_validator import OAS30Validator
 
 from engine import GAMES
 from tests.service.conftest import Api
+from tests.service.test_view_bytes import stream_view
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
 
@@ -78,6 +79,12 @@ def test_responses_of_a_game_match_the_spec(api: Api, game: str) -> None:
             view = conforms(api, "POST", f"/v1/games/{game_id}/actions", token, json=rng.choice(choices),
                             **{"If-Match": f'"{view["version"]}"', "Idempotency-Key": f"k{view['version']}"})
     conforms(api, "GET", f"/v1/games/{game_id}")  # the spectator
+    for reader in (token, None):  # a stream's view event holds the bytes of a GET: the View schema's
+        streamed = stream_view(api, game_id, view["version"], reader)
+        assert streamed == api.view(game_id, reader).data.rstrip(b"\n")
+        errors = schema_errors(json.loads(streamed), documented(f"/v1/games/{game_id}", "GET", 200)["content"][
+            "application/json"]["schema"])
+        assert errors == [], errors
     conforms(api, "GET", f"/v1/games/{game_id}/events", token)
     conforms(api, "GET", f"/v1/games/{game_id}", token, **{"If-None-Match": f'"{view["version"]}"'})  # 304
     conforms(api, "POST", f"/v1/games/{game_id}/actions", token, json={"type": "resign"})

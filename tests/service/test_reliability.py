@@ -516,6 +516,26 @@ def test_an_expired_game_is_404_and_leaves_the_lobby(make_api: Any) -> None:
     assert api.connection.zscore(f"{api.services.store.prefix}:index:waiting", old) is None
 
 
+def test_a_game_indexed_under_a_later_status_than_its_own_leaves_that_index(api: Api) -> None:
+    """A write moves a game only out of the indexes of earlier statuses; an entry under a later one (an index write
+    that outlived a lost game write, a failover) is dropped by the first page that finds it."""
+    store = api.services.store
+    game_id, tokens = api.create_humans()
+    indexes = [store.index_key(status, game) for status in ("waiting", "active", "finished")
+               for game in (None, "durak")]
+
+    def indexed() -> list[bool]:
+        return [api.connection.zscore(index, game_id) is not None for index in indexes]
+
+    assert indexed() == [False, False, True, True, False, False]
+    api.connection.zadd(store.index_key("finished"), {game_id: time.time() + 60})
+    finished = api.request("GET", "/v1/games?status=finished").json
+    assert finished == {"games": [], "next_offset": None}
+    assert indexed() == [False, False, True, True, False, False]
+    api.act(game_id, tokens[0], {"type": "resign"})
+    assert indexed() == [False, False, False, False, True, True]
+
+
 def test_the_lobby_lists_every_live_game_after_expired_ones(make_api: Any) -> None:
     """Paging goes past games that expired (and games whose index entry is stale) without skipping a live one."""
     api = make_api(GAME_IDLE_TTL_SECONDS=1)
