@@ -3,9 +3,9 @@
 Usage: python examples/bot.py [SERVER_URL]   (default http://127.0.0.1:8000; needs only `requests`)
 """
 
+import argparse
 import json
 import random
-import sys
 import time
 
 import requests
@@ -51,4 +51,6 @@ def main(server: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("server", nargs="?", default="http://127.0.0.1:8000", help="the server's URL")
+    main(parser.parse_args().server)
