@@ -92,7 +92,10 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
 
 
 def with_presence(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, Any]:
-    """`view` with each seat's `last_seen` (ISO 8601 UTC; null if never seen, or an AI's), from `GameStore.last_seen`.
+    """`view` with each seat's `last_seen` (ISO 8601 UTC; null if never seen), from `GameStore.last_seen`.
+
+    An AI seat from the start is never seen; a Talmut seat resigned to the AI keeps its player's time, which the
+    player's token still moves (it reads the spectator view, service/auth.py `reading_seat`).
 
     Presence is written without a new version (at most every 10 s per seat), so it is added per request, never
     kept in the memoised view; `view` itself is not changed.

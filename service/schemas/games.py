@@ -194,8 +194,9 @@ class SeatViewSchema(ma.Schema):
     last_seen = fields.String(
         allow_none=True,
         metadata={"description": "ISO 8601 UTC time of the seat's last authenticated request, at most 10 s old when "
-                  "it made one then; null: never (or an AI seat)", "example": "2025-12-01T10:00:20.000Z",
-                  "format": "date-time"},
+                  "it made one then; null: never (a seat the AI plays from the start); a Talmut seat its player "
+                  "resigned to the AI keeps the time of that player's requests, which its token still makes",
+                  "example": "2025-12-01T10:00:20.000Z", "format": "date-time"},
     )
     clock = fields.Nested(SeatClockSchema, metadata={"description": "with options.clock only: this seat's clock"})
 
