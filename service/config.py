@@ -20,7 +20,7 @@ def from_environment() -> dict[str, Any]:
         "IDEMPOTENCY_TTL_SECONDS": int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 * 3600))),
         "REDIS_EVICTION_ALLOWED": eviction_allowed(),
         **lifetimes(),
-        "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024))),
+        "MAX_CONTENT_LENGTH": max_body_bytes(),
         # Rate limits (flask-limiter syntax, e.g. "600/minute;50/second"), counted in Redis across processes.
         # Generous by default (a person makes a few requests a second; the test suite never reaches these).
         "RATE_LIMIT_PER_ADDRESS": os.environ.get("RATE_LIMIT_PER_ADDRESS", "5000/second"),
@@ -109,6 +109,23 @@ def max_waiters() -> int:
     gunicorn's `worker_connections` (service/gunicorn_conf.py) leaves room above it for the other requests.
     """
     return int(os.environ.get("MAX_WAITERS", "10000"))
+
+
+def max_body_bytes() -> int:
+    """The largest request body, in bytes (`MAX_BODY_BYTES`, default 65,536; README "Limits and lifetimes").
+
+    Flask's `MAX_CONTENT_LENGTH`; service/gunicorn_worker.py refuses chunks declared beyond it before they arrive.
+    """
+    return int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024)))
+
+
+def body_read_timeout() -> float:
+    """Seconds a request's body may take to arrive after its headers (`BODY_READ_TIMEOUT_SECONDS`, default 5).
+
+    README "Limits and lifetimes": the bound service/gunicorn_worker.py puts on reading the body. gunicorn's `keepalive`
+    (service/gunicorn_conf.py) bounds only the request line and headers.
+    """
+    return float(os.environ.get("BODY_READ_TIMEOUT_SECONDS", "5"))
 
 
 def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):  # noqa: ANN201 - redis.Redis

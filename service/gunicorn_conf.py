@@ -5,6 +5,7 @@
 | `CARDROOM_BIND` | `127.0.0.1:8000` | address (the image sets `0.0.0.0:8000`) |
 | `WEB_CONCURRENCY` | `2` | worker processes |
 | `MAX_WAITERS` | `10000` | clients one process lets wait (long-polls and streams); connections are capped above it |
+| `BODY_READ_TIMEOUT_SECONDS` | `5` | seconds a request's body may take after its headers (service/gunicorn_worker.py) |
 | `GUNICORN_ACCESSLOG` | `-` | access log file (`-`: stdout) |
 | `PROMETHEUS_MULTIPROC_DIR` | a new temporary directory | where the workers keep their metrics (cleaned at start) |
 """
@@ -28,8 +29,10 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "service.gunicorn_worker.GeventWorker"
 # Room for every waiter plus the other requests; beyond it gunicorn stops accepting until a connection ends.
 worker_connections = max_waiters() + 2000
-# A connection that does not complete a request within this many seconds is closed (gevent's timeout around each
-# request read): a client sending byte by byte, or an idle keep-alive connection, holds its greenlet no longer.
+# A connection that does not complete a request's line and headers within this many seconds is closed (gevent's
+# timeout around each request read): a client sending them byte by byte, or an idle keep-alive connection, holds its
+# greenlet no longer. gunicorn reads the body later, as the app asks: service/gunicorn_worker.py bounds that
+# (`BODY_READ_TIMEOUT_SECONDS`).
 keepalive = 5
 # gunicorn answers a request beyond these limits itself, in HTML; set above the app's own (service/limits.py:
 # 4094, 100, 8190), so that the app answers the usual excess with the JSON error envelope.

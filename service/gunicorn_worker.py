@@ -1,4 +1,4 @@
-"""gunicorn's gevent worker: drains the waiting clients on shutdown, answers gunicorn's refusals in JSON.
+"""gunicorn's gevent worker: drains the waiting clients on shutdown, answers gunicorn's refusals in JSON, bounds bodies.
 
 On SIGTERM (or SIGINT, SIGQUIT) gunicorn stops accepting connections and lets requests in flight finish within
 `graceful_timeout`; a long-poll holds a request up to 30 s and a stream for ever, so without this they would be cut
@@ -12,11 +12,17 @@ request): beyond its limits of service/gunicorn_conf.py, a malformed line or hea
 table: 414 and 431 `invalid_request`, and 400 `invalid_request` for the rest, a refused transfer coding
 included, which gunicorn answers 501), closing the connection as gunicorn does. gunicorn also calls it for a
 malformed chunk in the unread rest of a body it discards after the answer: that request is not answered twice.
+
+gunicorn's `keepalive` timeout bounds the request line and headers; the body is read later, as the app asks, with no
+bound: the app is handed it as a `BodyWithin`, whose reads give up `BODY_READ_TIMEOUT_SECONDS` after the headers,
+and a chunked one is read by `ChunksWithin`, which refuses a chunk declared over the body limit before reading it.
+service/limits.py reads every body up front and answers those 400 and 413; the connection is then closed.
 """
 
 from __future__ import annotations
 
 import json
+import time
 import traceback
 from collections.abc import Callable
 from datetime import datetime
@@ -26,10 +32,12 @@ from typing import Any
 import gevent
 from gunicorn import util
 from gunicorn.http import errors
+from gunicorn.http.body import ChunkedReader
 from gunicorn.http.parser import Parser
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers import ggevent
 
+from service.config import body_read_timeout, max_body_bytes
 from service.logs import REQUEST_ID_HEADER, request_id_of
 
 REFUSED_STATUS: dict[type[Exception], int] = {
@@ -104,6 +112,106 @@ def closing_after_an_unread_body(app: Callable[..., Any]) -> Callable[..., Any]:
     return serve
 
 
+class BodyTimeout(errors.ParseException):
+    """The request's body did not arrive within its bound (`body_read_timeout`, in seconds)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+    def __str__(self) -> str:
+        return f"the body did not arrive within {self.seconds:g} s of the headers"
+
+
+class BodyTooLarge(errors.ParseException):
+    """A chunk declared of `size` bytes, more than `limit`, the body limit: service/limits.py answers 413."""
+
+    status = 413
+    """The status service/limits.py answers this with (else 400, for a `ParseException`)."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(size)
+        self.size = size
+        self.limit = limit
+
+    def __str__(self) -> str:
+        return f"a chunk of {self.size} bytes declared, more than the limit of {self.limit}"
+
+
+class ChunksWithin(ChunkedReader):
+    """gunicorn's reader of a chunked body, raising `BodyTooLarge` for a chunk declared over `limit` bytes.
+
+    Raised before the chunk is read, as an over-limit `Content-Length` is refused before its body is read. Else a chunk
+    declared of 2^80 bytes is read until the body's bound (`BodyWithin`) gives up: a 400 after seconds, not the 413 it
+    is. The connection is then closed (the chunk is not read to its end), which may cut off the answer of a client still
+    sending; so only a chunk over the limit is refused here, and smaller chunks adding up to more are read up to the
+    limit and answered 413 while gunicorn discards the rest, as before.
+    """
+
+    def __init__(self, req: Any, unreader: Any, limit: int) -> None:
+        super().__init__(req, unreader)
+        self.limit = limit
+
+    def parse_chunk_size(self, unreader: Any, data: bytes | None = None) -> tuple[int, bytes | None]:
+        """The next chunk's size and the bytes read after its line (`ChunkedReader.parse_chunk_size`)."""
+        size, rest = super().parse_chunk_size(unreader, data)
+        if size > self.limit:
+            raise BodyTooLarge(size, self.limit)
+        return size, rest
+
+
+class BodyWithin:
+    """gunicorn's request body `body`, a read given up with `BodyTimeout` `seconds` after the request's headers.
+
+    The seconds count from when this is made, as the app is called. gunicorn's `keepalive` timeout covers the request
+    line and headers only: a client announcing a body it never sends (`Content-Length: 100` and two bytes, or a chunk of
+    a size it never fills) held its connection and greenlet for ever. The error is raised inside gunicorn's read, a
+    `ParseException` as a malformed chunk is, so gunicorn marks the body failed and closes the connection after the
+    answer (`closing_after_an_unread_body`), and service/limits.py answers it 400 `invalid_request`.
+    """
+
+    def __init__(self, body: Any, seconds: float) -> None:
+        self.body = body
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def _within(self, read: Callable[..., Any], *args: Any) -> Any:
+        with gevent.Timeout(max(self.deadline - time.monotonic(), 0.0), BodyTimeout(self.seconds)):
+            return read(*args)
+
+    def read(self, size: int | None = None) -> bytes:
+        """Up to `size` bytes (all, for None), as `gunicorn.http.body.Body.read`; `BodyTimeout` past the bound."""
+        return self._within(self.body.read, size)
+
+    def readline(self, size: int | None = None) -> bytes:
+        """One line of at most `size` bytes, as `Body.readline`; `BodyTimeout` past the bound."""
+        return self._within(self.body.readline, size)
+
+    def readlines(self, size: int | None = None) -> list[bytes]:
+        """The lines of the rest, as `Body.readlines`; `BodyTimeout` past the bound."""
+        return self._within(self.body.readlines, size)
+
+    def __iter__(self) -> Any:
+        return iter(self.readline, b"")
+
+
+def reading_the_body_within(app: Callable[..., Any], seconds: float, limit: int) -> Callable[..., Any]:
+    """The WSGI app `app`, handed its body as a `BodyWithin` of `seconds`, read by `ChunksWithin` if chunked.
+
+    `limit`: the largest chunk `ChunksWithin` reads, in bytes.
+    """
+
+    def serve(environ: dict[str, Any], start_response: Any) -> Any:
+        body = environ["wsgi.input"]
+        # not read from yet: the new reader's generator is the one that parses the chunks
+        if type(getattr(body, "reader", None)) is ChunkedReader:
+            body.reader = ChunksWithin(body.reader.req, body.reader.req.unreader, limit)
+        environ["wsgi.input"] = BodyWithin(body, seconds)
+        return app(environ, start_response)
+
+    return serve
+
+
 def _drain() -> None:
     # imported here, in the worker once gevent has patched it: gunicorn's master loads this module too, and must
     # not import redis (gevent would then leave modules unpatched)
@@ -129,9 +237,14 @@ class GeventWorker(ggevent.GeventWorker):
         gevent.spawn(_drain)
 
     def load_wsgi(self) -> None:
-        """The app, saying `Connection: close` after a body it could not read (`closing_after_an_unread_body`)."""
+        """The app, its body read in time (`reading_the_body_within`), saying `Connection: close` after a bad body.
+
+        The bounds are `body_read_timeout` and `max_body_bytes`; a body it could not read:
+        `closing_after_an_unread_body`.
+        """
         super().load_wsgi()
-        self.wsgi = closing_after_an_unread_body(self.wsgi)
+        self.wsgi = closing_after_an_unread_body(reading_the_body_within(self.wsgi, body_read_timeout(),
+                                                                         max_body_bytes()))
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """A request gunicorn refused while reading it (`refused_status`): the JSON envelope.

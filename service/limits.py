@@ -12,7 +12,11 @@ these), so the app, which answers with the JSON error envelope, enforces the tig
 | one header field (`Name: value`) | `MAX_HEADER_FIELD_BYTES` | 431 `invalid_request` |
 | body, with `Content-Length` or chunked | `MAX_BODY_BYTES` (Flask's `MAX_CONTENT_LENGTH`) | 413 `payload_too_large` |
 | `Transfer-Encoding` | `chunked` alone | 400 `invalid_request` |
+| the body's arrival, after the headers | `BODY_READ_TIMEOUT_SECONDS` | 400 `invalid_request` |
 | body of a POST, PUT or PATCH not declared JSON | `application/json` or `*/*+json` | 415 `unsupported_media_type` |
+
+A chunk declared over the body limit is refused before it is read, and a body that does not arrive in time is
+given up (service/gunicorn_worker.py): both close the connection.
 
 A body not declared JSON is refused rather than read as JSON whatever its type: the client learns at once that its
 request was not understood (a form post, a forgotten header), instead of a 422 naming fields its body holds.
@@ -39,7 +43,7 @@ def init_app(app: Flask) -> None:
 
 
 def check_request() -> None:
-    """Abort with the JSON envelope a request beyond a limit; read a chunked body within the limit in whole."""
+    """Abort with the JSON envelope a request beyond a limit; read a body within the limit in whole (`read_body`)."""
     environ = request.environ
     target = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.full_path
     line = len(request.method) + len(target) + len(environ.get("SERVER_PROTOCOL", "HTTP/1.1")) + 2
@@ -59,22 +63,29 @@ def check_request() -> None:
             # gunicorn takes `gzip, chunked` (and deflate, compress) and hands the app the body still compressed
             abort(400, message=f"Transfer-Encoding {coding[:40]!r} is not supported: send the body with "
                   "Content-Length or chunked alone", error="invalid_request")
-        read_chunked_body()
+    if coding is not None or 0 < (request.content_length or 0) <= current_app.config["MAX_CONTENT_LENGTH"]:
+        read_body()
     if request.method in BODY_METHODS and has_body() and not request.is_json:
         abort(415, message="send the body as JSON, with Content-Type: application/json", error="unsupported_media_type")
 
 
-def read_chunked_body() -> None:
-    """Read a chunked body up to one byte past the limit: 413 if it is longer, else hand it on with its length.
+def read_body() -> None:
+    """Read a body up to one byte past the limit: 413 if it is longer, 400 if it cannot be read, else hand it on.
 
-    Flask would read at most `MAX_CONTENT_LENGTH` bytes of it and silently drop the rest, so a body of valid JSON
-    followed by a megabyte of anything would pass. gunicorn discards what is left unread before the next request.
+    A chunked body, or one of a length within the limit; handed on with its length. Read here, in whole, so that a body
+    which cannot be read is answered 400 whatever the route: gunicorn decodes the chunks as they are read, and a
+    malformed one stops it; service/gunicorn_worker.py gives up on a body that has not arrived within
+    `BODY_READ_TIMEOUT_SECONDS` (`BodyWithin`). Flask would read at most `MAX_CONTENT_LENGTH` bytes of a chunked body
+    and silently drop the rest, so a body of valid JSON followed by a megabyte of anything would pass. gunicorn discards
+    what is left unread before the next request.
     """
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     try:
         data = request.environ["wsgi.input"].read(limit + 1)
-    except ParseException as error:  # gunicorn decodes the chunks as they are read: a malformed one stops it
-        abort(400, message=f"the chunked body is malformed: {error}", error="invalid_request")
+    except ParseException as error:
+        if getattr(error, "status", 400) == 413:  # a chunk declared over the limit (service/gunicorn_worker.py)
+            abort(413, message=str(error), error="payload_too_large")
+        abort(400, message=f"the body could not be read: {error}", error="invalid_request")
     if len(data) > limit:
         abort(413, message=f"the body is over {limit} bytes", error="payload_too_large")
     request.environ["wsgi.input"] = io.BytesIO(data)
@@ -82,5 +93,5 @@ def read_chunked_body() -> None:
 
 
 def has_body() -> bool:
-    """Whether the request carries a body (a length above 0, or chunked: read by then, with its length)."""
+    """Whether the request carries a body (a length above 0; a chunked one is read by then, with its length)."""
     return (request.content_length or 0) > 0

@@ -185,3 +185,44 @@ def test_a_malformed_chunk_after_the_limit_gets_the_413_alone(stack: Stack) -> N
             received += data
     assert received.startswith(b"HTTP/1.1 413 "), received[:300]
     assert received.count(b"HTTP/1.1 ") == 1, received.decode("latin-1")
+
+
+BODY_READ_TIMEOUT = 5
+"""BODY_READ_TIMEOUT_SECONDS's default (README "Limits and lifetimes")."""
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nContent-Type: application/json\r\n\r\n{}",
+    b"POST /v1/games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+    b"64\r\n{}",
+], ids=["Content-Length", "chunked"])
+def test_a_body_that_never_arrives_is_400_and_the_connection_closed(stack: Stack, request_bytes: bytes) -> None:
+    """A body announced and never sent (100 bytes, of which 2 come) held its connection and greenlet for ever
+    (gunicorn's `keepalive` bounds the request line and headers only): after BODY_READ_TIMEOUT_SECONDS it is 400
+    `invalid_request` in the JSON envelope, `Connection: close` said, and the connection closed. The socket's
+    timeout, ten times the bound, is the hang guard."""
+    address = urlsplit(stack.base_url)
+    received = b""
+    with socket.create_connection((address.hostname, address.port), timeout=10 * BODY_READ_TIMEOUT) as sock:
+        sock.sendall(request_bytes)
+        while data := sock.recv(65536):  # to the server's close
+            received += data
+    head, _, data = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), received[:300]
+    assert b"\r\nconnection: close" in head.lower() and b"\r\ncontent-type: application/json" in head.lower()
+    body = json.loads(data)
+    assert (body["code"], body["error"]) == (400, "invalid_request") and "5 s" in body["message"], body
+
+
+def test_a_chunk_declared_over_the_limit_is_413_before_it_arrives(stack: Stack) -> None:
+    """A chunk of 2^80 bytes announced, two sent: 413 `payload_too_large` at once, as an over-limit Content-Length
+    is, and the connection closed (the rest is not read). It was read until the client gave up; the socket's
+    timeout is the hang guard."""
+    request = (b"POST /v1/games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json"
+               b"\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n{}")
+    answered, headers, data = raw(stack, request)
+    assert (answered, headers["content-type"], headers["connection"].lower()) == (413, "application/json", "close")
+    body = json.loads(data)
+    assert (body["code"], body["error"]) == (413, "payload_too_large"), body
+    assert body["message"] == "a chunk of 1208925819614629174706175 bytes declared, more than the limit of 65536"
+
