@@ -52,6 +52,18 @@ from service.views import event_view, game_view, json_text, view_body, with_pres
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
 
+@blp.after_request
+def varying_with_the_token(response: Response) -> Response:
+    """`Vary: Authorization` on every answer about one game, added to a `Vary` already set, not over it.
+
+    Its view, long-poll, stream, events and actions are the token's seat's or the spectator's, under the same ETag
+    (the version), so a cache between must not answer one with the other (RFC 9110 §12.5.5).
+    """
+    if "game_id" in (request.view_args or {}):
+        response.vary.add("Authorization")
+    return response
+
+
 # Headers in the spec (shared/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
 ETAG_HEADER = {"description": "the game's version, quoted", "schema": {"type": "string", "example": '"17"'}}
 IF_MATCH = {

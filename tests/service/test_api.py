@@ -160,6 +160,27 @@ def test_etag_and_not_modified(api):
         assert api.view(game_id, tokens[0], **{"If-None-Match": tags}).status_code == status, tags
 
 
+def test_responses_that_depend_on_the_token_say_vary_authorization(api):
+    """A seat's view and the spectator's share the ETag (the version): without `Vary: Authorization` a cache
+    between could answer one with the other (RFC 9110 §12.5.5). The lobby's list is the same for every token."""
+    game_id, tokens = api.create_humans(K1)
+    version = version_of(api, game_id)
+    answers = {
+        "seat's view": api.view(game_id, tokens[0]),
+        "spectator's view": api.view(game_id),
+        "not modified": api.view(game_id, tokens[0], **{"If-None-Match": f'"{version}"'}),
+        "events": api.request("GET", f"/v1/games/{game_id}/events", tokens[0]),
+        "action": api.act(game_id, tokens[0], {"type": "attack", "card": "6H"}),
+        "unauthorized": api.view(game_id, "not-a-token"),
+    }
+    assert {name: (answer.status_code, answer.headers.get("Vary")) for name, answer in answers.items()} == {
+        "seat's view": (200, "Authorization"), "spectator's view": (200, "Authorization"),
+        "not modified": (304, "Authorization"), "events": (200, "Authorization"), "action": (200, "Authorization"),
+        "unauthorized": (401, "Authorization"),
+    }
+    assert "Vary" not in api.request("GET", "/v1/games").headers
+
+
 def test_long_poll_wakes_on_a_new_version(api):
     game_id, tokens = api.create_humans(K1)
     version = version_of(api, game_id)

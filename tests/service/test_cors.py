@@ -79,3 +79,12 @@ def test_an_unlisted_origin_gets_no_cors_headers(client_with) -> None:  # type: 
     preflight = client.options("/v1/games/abc/actions", headers=PREFLIGHT)
     assert "Access-Control-Allow-Origin" not in preflight.headers
     assert "Access-Control-Allow-Origin" not in client.get("/v1/rules", headers={"Origin": PAGE}).headers
+
+
+def test_vary_names_both_origin_and_authorization(client_with) -> None:  # type: ignore[no-untyped-def]
+    """flask-cors adds `Vary: Origin` when one of several origins is echoed; the game's `Vary: Authorization` is
+    kept beside it."""
+    client = client_with([PAGE, "https://cards.example"])
+    missing = client.get("/v1/games/abc", headers={"Origin": PAGE})
+    varies = {name.strip() for value in missing.headers.getlist("Vary") for name in value.split(",")}
+    assert (missing.status_code, varies) == (404, {"Origin", "Authorization"})
