@@ -1,6 +1,7 @@
 """How long the RQ job of one `random` or `easy` AI turn takes, on the real stack (issue 7: within 50 ms).
 
     python bench/ai_job_latency.py [--games 5] [--in-flight 1] [--poll 1] [--levels random,easy]
+                                   [--only talmut] [--talmut-options '{"match_pause_ms": 0}']
                                    [--redis-url redis://127.0.0.1:6379/0]
 
 `bench/ai_strength.py` times only the engine's decision. Issue 7's target is about the whole job,
@@ -22,11 +23,17 @@ one worker process can do on a free core. `--source` runs the server and worker 
 `git worktree` of an older commit) for a before/after comparison. A job's level is its seat's (job args are
 `(key_prefix, game_id, version, seat)`). Only jobs that decided (returned `played`, `fallback` or `passed`) are
 timed; `stale` ones (the game moved on, e.g. another Talmut seat matched first) are only counted.
+
+A Talmut turn takes several jobs (a draw, then a swap or a discard, a power) and, with a `match_pause_ms`
+(`--talmut-options`, e.g. `{}` for the defaults), the pause before the draw. With `--poll 0` the watcher also
+times each Talmut turn as a player at the table sees it: from the first version it sees with a seat to turn to the
+first with the next seat (or the next round), per level of the seat whose turn it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -50,6 +57,8 @@ OPTIONS = {"talmut": {"match_pause_ms": 0}}
 DECIDED = {"played", "fallback", "passed"}
 # One timed job: game, level, run time (s), queue wait (s), what it returned.
 Sample = tuple[str, str, float, float, str]
+Turn = tuple[str, float]
+"""One Talmut turn as the watcher saw it: the level of the seat whose turn it was, its seconds."""
 
 
 def seat_levels(levels: list[str], seats: int, index: int) -> list[str]:
@@ -57,9 +66,9 @@ def seat_levels(levels: list[str], seats: int, index: int) -> list[str]:
     return [levels[(index + seat) % len(levels)] for seat in range(seats)]
 
 
-def play_game(base: str, game: str, index: int, poll: float, levels: list[str]) -> tuple[str, list[str]]:
+def play_game(base: str, game: str, index: int, poll: float, levels: list[str]) -> tuple[str, list[str], list[Turn]]:
     """Create one all-AI game of `levels` (`seat_levels`), watch its view (`poll`: see --poll) until it is finished;
-    its id and seat levels."""
+    its id, seat levels and, for Talmut watched with `poll` 0, its timed turns (module docstring)."""
     session = requests.Session()
     levels = seat_levels(levels, GAMES[game], index)
     body = {"game": game, "seats": [{"kind": "ai", "level": level} for level in levels],
@@ -68,6 +77,8 @@ def play_game(base: str, game: str, index: int, poll: float, levels: list[str]) 
     assert created.status_code == 201, created.text
     view = created.json()
     url = f"{base}/v1/games/{view['game_id']}"
+    turns: list[Turn] = []
+    turn, since = (view["state"].get("round"), view["state"].get("turn")), time.monotonic()
     while view["status"] != "finished":
         if poll > 0:
             time.sleep(poll)
@@ -76,7 +87,11 @@ def play_game(base: str, game: str, index: int, poll: float, levels: list[str]) 
         answer = call(session, "GET", url, params={"after_version": view["version"], "wait": 20}, timeout=40)
         if answer.status_code == 200:
             view = answer.json()
-    return view["game_id"], levels
+            now, seen = time.monotonic(), (view["state"].get("round"), view["state"].get("turn"))
+            if game == "talmut" and seen != turn:
+                turns.append((levels[turn[1]], now - since))
+                turn, since = seen, now
+    return view["game_id"], levels, turns
 
 
 def harvest(queue: Queue, seen: set[str], into: dict[str, Job]) -> None:
@@ -89,20 +104,23 @@ def harvest(queue: Queue, seen: set[str], into: dict[str, Job]) -> None:
 
 
 def run(
-    stack: Stack, games: int, in_flight: int, poll: float, levels: list[str]
-) -> tuple[list[Sample], Counter[str], int]:
-    """Play the games, harvesting finished jobs as they go; the timed samples, job outcomes, failed-job count."""
+    stack: Stack, games: int, in_flight: int, poll: float, levels: list[str], only: list[str]
+) -> tuple[list[Sample], Counter[str], int, list[Turn]]:
+    """Play the games of `only`, harvesting finished jobs as they go; the timed samples, job outcomes, failed-job
+    count and the Talmut turns timed (`play_game`)."""
     queue = Queue(stack.queue, connection=redis.Redis.from_url(stack.redis_url), serializer="json")
     seen: set[str] = set()
     jobs: dict[str, Job] = {}
     levels_of: dict[str, tuple[str, list[str]]] = {}
+    turns: list[Turn] = []
     with ThreadPoolExecutor(max_workers=in_flight) as pool:
         pending = {pool.submit(play_game, stack.base_url, game, index, poll, levels): game
-                   for index in range(games) for game in GAMES}
+                   for index in range(games) for game in only}
         while pending:
             done, _ = wait(pending, timeout=2, return_when=FIRST_COMPLETED)
             for future in done:
-                game_id, levels = future.result()
+                game_id, levels, timed = future.result()
+                turns.extend(timed)
                 levels_of[game_id] = pending.pop(future), levels
                 print(f"{len(levels_of)} games finished", end="\r", file=sys.stderr, flush=True)
             harvest(queue, seen, jobs)
@@ -118,7 +136,7 @@ def run(
             game, levels = levels_of[game_id]
             run_time = (job.ended_at - job.started_at).total_seconds()
             samples.append((game, levels[seat], run_time, (job.started_at - job.enqueued_at).total_seconds(), outcome))
-    return samples, outcomes, FailedJobRegistry(queue=queue).count
+    return samples, outcomes, FailedJobRegistry(queue=queue).count, turns
 
 
 def table(samples: list[Sample]) -> str:
@@ -143,22 +161,33 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=1.0,
                         help="seconds between GETs of a view; 0: long-poll every version, like a watching client")
     parser.add_argument("--levels", default="random,easy", help="the seats' levels, comma-separated (seat_levels)")
+    parser.add_argument("--only", default=",".join(GAMES), help="comma-separated game ids (default: all four)")
+    parser.add_argument("--talmut-options", default=json.dumps(OPTIONS["talmut"]),
+                        help="the Talmut games' options as JSON (`{}`: the defaults, with the match pause)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL))
     parser.add_argument("--source", type=Path, default=None,
                         help="run the server and worker of another checkout (e.g. a git worktree of an older commit)")
     args = parser.parse_args()
+    OPTIONS["talmut"] = json.loads(args.talmut_options)
     os.environ["REDIS_URL"] = args.redis_url  # start_stack reads it
     stack = start_stack(label="bench-aijob", source=args.source or REPO)
     try:
         worker = psutil.Process(stack.workers[0].pid)
         cpu_before = sum(worker.cpu_times()[:2])
         started = time.monotonic()
-        samples, outcomes, failed = run(stack, args.games, args.in_flight, args.poll, args.levels.split(","))
+        samples, outcomes, failed, turns = run(stack, args.games, args.in_flight, args.poll, args.levels.split(","),
+                                               args.only.split(","))
         seconds = time.monotonic() - started
         worker_cpu = sum(worker.cpu_times()[:2]) - cpu_before
     finally:
         stop_stack(stack)
     print(table(samples))
+    if turns:
+        print("\n| Talmut turns of | turns | p50 s | p95 s | max s |\n|---|---:|---:|---:|---:|")
+        for level in sorted({level for level, _ in turns}):
+            seconds_of = [seconds for turn_level, seconds in turns if turn_level == level]
+            print(f"| {level} | {len(seconds_of)} | {percentile(seconds_of, 0.5) / 1000:.2f} | "
+                  f"{percentile(seconds_of, 0.95) / 1000:.2f} | {max(seconds_of):.2f} |")
     turnaround = [wait + run_time for _, _, run_time, wait, _ in samples]
     print(f"\nturnaround (queue wait + job) p50 {percentile(turnaround, 0.5):.1f} ms, p95 "
           f"{percentile(turnaround, 0.95):.1f} ms; {sum(outcomes.values())} jobs in {seconds:.1f} s "

@@ -4,15 +4,19 @@ Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state
 view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
 `service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
 medium-easy; with `--lowest`, every level against the `lowest` baseline (bench/lowest.py: Durak, Svoi Koziri,
-Tadmur); with `--ladder`, a round robin of lowest (where it plays), random, easy, medium and hard in every game,
-and each level's rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval (`ratings`). Two-seat
+Tadmur); the `first` baseline plays the first legal action but `resign` (`first_offered`, e.g. `--pairings
+first-hard`); with `--ladder`, a round robin of lowest (where it plays), random, easy, medium and hard in every
+game, and each level's rating on the Elo scale (`random` = 1000) with a bootstrap 95% interval (`ratings`). Two-seat
 games swap seats every other game; Talmut seats the first level once at a table of 3 with two of the second (the
 issue's "hard vs two random"), rotating its seat, and counts a win when the first level has the best (lowest,
 ties shared) final total.
 
 A seat listed only for Talmut's optional actions that chooses nothing lets the turn seat act. Prints, per game
 and pairing, the first level's win rate and score (a win 1, a draw ½) with 95% Wilson intervals, and p50/p95
-decision times per level.
+decision times per level (wall time, and the CPU time of the deciding process, which a busy machine inflates
+less); for Talmut also how its rounds went, per pairing and level (`TalmutCounts`): rounds per
+game, median turns per round, calls per round and how often a call was true, and the turns that took the discard
+pile's top card and put it straight back.
 
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.ai import SeatView, choose_action, history_entry, seat_view
+from engine.ai.talmut import drawn_card_move
 from engine.games import GAMES
 from engine.protocol import Action, capabilities
 
@@ -48,6 +53,56 @@ LADDER = ("lowest", "random", "easy", "medium", "hard")
 ANCHOR = ("random", 1000.0)
 """The ladder's fixed point: `random` rates 1000; 400 points more is 10:1 odds (the Elo scale)."""
 MAX_ACTIONS = 20_000
+
+
+class TalmutCounts:
+    """How a Talmut game's rounds went, counted move by move (shared/rules/talmut.md §3.2-§3.3, §3.13, §5.3).
+
+    A turn starts with a `draw` or a `call` (§3.2). Per level (summed over its seats): `calls`; `true_calls`, the
+    calls that were not false (`call_total` at most 5, §5.3, §7.16: the call's success as the rules define it);
+    `lowest_calls`, the calls whose caller scored the round's lowest points (ties included); `take_backs`, the
+    turns that drew the discard pile's top card and discarded it again though a swap was legal (§3.3, §7.7: a turn
+    that changes nothing but the window), and `ruled_swaps`, those of them where the search's rule for a drawn card
+    (engine/ai/talmut.py `drawn_card_move`) swaps it in, so that a search seat took it meaning to keep it (where
+    the rule discards it, the search weighed taking it back when it drew); `seat_rounds`, rounds played by its
+    seats.
+    """
+
+    def __init__(self, levels: list[str]) -> None:
+        self.levels = levels
+        self.turns: list[int] = [0]
+        """Turns per round, the round in play last."""
+        self.by_level: dict[str, dict[str, int]] = {
+            level: dict.fromkeys(("calls", "true_calls", "lowest_calls", "take_backs", "ruled_swaps", "seat_rounds"), 0)
+            for level in levels
+        }
+
+    def move(self, state: Any, seat: int, action: Action) -> None:
+        """Count `seat`'s `action`, about to be applied to `state` (a `TalmutState`)."""
+        if seat != state.turn:
+            return
+        if action["type"] in ("draw", "call"):
+            self.turns[-1] += 1
+        elif (action["type"] == "discard" and state.drawn.source == "discard"
+              and any(slot.card is not None for slot in state.layouts[seat])):
+            counts = self.by_level[self.levels[seat]]
+            counts["take_backs"] += 1
+            ruled = drawn_card_move(state)
+            counts["ruled_swaps"] += ruled is not None and ruled[1]["type"] == "swap"
+
+    def round_ended(self, record: Any) -> None:
+        """Count a scored round (a `RoundRecord`) and start the next."""
+        self.turns.append(0)
+        for level in self.levels:
+            self.by_level[level]["seat_rounds"] += 1
+        counts = self.by_level[self.levels[record.caller]]
+        counts["calls"] += 1
+        counts["true_calls"] += not record.false_call
+        counts["lowest_calls"] += record.points[record.caller] == min(record.points)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON for the per-game result: the finished rounds' turns, the counts per level."""
+        return {"turns": self.turns[:-1], "by_level": self.by_level}
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -83,7 +138,9 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     histories: list[list[Any]] = [[] for _ in range(seats)]
     version = 1
     times: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     rng = random.Random(f"{game_id}:{strong}:{weak}:{index}")
+    counts = TalmutCounts(levels) if game_id == "talmut" else None
     for _ in range(MAX_ACTIONS):
         if game.result(state) is not None:
             break
@@ -94,26 +151,37 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         must = [s for s in to_act if any(a["type"] not in optional | {"resign"} for a in game.legal_actions(state, s))]
         for seat in [s for s in to_act if s not in must] + must:
             view = seat_view(game_id, state, seat, histories[seat])
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             action = decide(view, levels[seat], random.Random(rng.random()))
             times[levels[seat]].append(time.perf_counter() - started)
+            cpu[levels[seat]].append(time.process_time() - cpu_started)
             if action is not None:
                 move = (seat, action)
                 break
         if move is None:
             raise RuntimeError(f"nobody acted in {game_id} game {index}")
+        if counts is not None:
+            counts.move(state, *move)
+            rounds = len(state.history)
         state, events = game.apply(state, *move)
         version += 1
+        if counts is not None:
+            for record in state.history[rounds:]:
+                counts.round_ended(record)
         for seat in range(seats):
             histories[seat].extend(history_entry(version, event, seat) for event in events)
     result = game.result(state)
+    talmut = {} if counts is None else {"talmut": counts.summary()}
     if result is None:
-        return {"game": game_id, "pairing": f"{strong}-{weak}", "win": 0.0, "draw": False, "unfinished": True,
-                "shared": False, "levels": levels, "best": [], "times": dict(times)}
+        return {"game": game_id, "pairing": f"{strong}-{weak}", "index": index, "win": 0.0, "draw": False,
+                "unfinished": True, "shared": False, "levels": levels, "best": [], "times": dict(times),
+                "cpu": dict(cpu), **talmut}
     win = strong_seat in result.winners
     return {
+        **talmut,
         "game": game_id,
         "pairing": f"{strong}-{weak}",
+        "index": index,
         "win": 1.0 if win else 0.0,
         "draw": result.draw,
         "shared": win and len(result.winners) > 1,
@@ -121,6 +189,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         "levels": levels,
         "best": [levels[seat] for seat in result.winners],
         "times": dict(times),
+        "cpu": dict(cpu),
     }
 
 
@@ -181,8 +250,41 @@ def ladder(
             for level in levels}
 
 
+def talmut_table(results: list[dict[str, Any]], pairings: list[tuple[str, ...]]) -> list[str]:
+    """Markdown rows of how Talmut's rounds went (`TalmutCounts`), per pairing and level, the unfinished games included.
+
+    Per level: its calls per round played, the share of them that were true and that scored the round's lowest
+    points, and its seats' take-backs per seat and round.
+    """
+    lines = ["| pairing | level | tables | rounds per table | median turns per round | calls per round | true calls "
+             "| caller lowest | take-backs per seat and round | of them against the drawn card's rule |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for strong, weak in pairings:
+        rows = [r["talmut"] for r in results if r["game"] == "talmut" and r["pairing"] == f"{strong}-{weak}"]
+        turns = [n for row in rows for n in row["turns"]]
+        for level in dict.fromkeys((strong, weak)):
+            total = {key: sum(row["by_level"][level][key] for row in rows)
+                     for key in ("calls", "true_calls", "lowest_calls", "take_backs", "ruled_swaps", "seat_rounds")}
+            calls = total["calls"]
+            lines.append(
+                f"| {strong} vs 2 {weak} | {level} | {len(rows)} | {len(turns) / max(1, len(rows)):.1f} | "
+                f"{percentile([float(n) for n in turns], 0.5):.0f} | {calls / max(1, len(turns)):.2f} | "
+                f"{total['true_calls'] / max(1, calls):.0%} | {total['lowest_calls'] / max(1, calls):.0%} | "
+                f"{total['take_backs'] / max(1, total['seat_rounds']):.2f} | {total['ruled_swaps']} |"
+            )
+    return lines
+
+
+def first_offered(view: SeatView) -> Action | None:
+    """The `first` baseline: the first legal action but `resign` whenever it has one, as a client that reads
+    `legal_actions` as "every move you may make now" plays (issue 45); None when it has none."""
+    return next((action for action in view["legal_actions"] if action["type"] != "resign"), None)
+
+
 def decide(view: SeatView, level: str, rng: random.Random) -> Action | None:
-    """The move of `level`, one of the offered levels (engine/ai) or the `lowest` baseline."""
+    """The move of `level`, one of the offered levels (engine/ai), the `lowest` baseline or `first`."""
+    if level == "first":
+        return first_offered(view)
     return lowest(view, rng) if level == "lowest" else choose_action(view, level, rng)
 
 
@@ -276,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{low:.0%}–{high:.0%} | {draws} | {score / max(1, len(rows)):.0%} | {score_low:.0%}–{score_high:.0%} "
                 f"| {sum(r['shared'] for r in rows)} |"
             )
+    if "talmut" in games:
+        print("\n" + "\n".join(talmut_table(results, pairings_of("talmut"))))
     if args.ladder:
         print("\n| game | level | rating | 95% CI |")
         print("|---|---|---:|---|")
@@ -285,20 +389,24 @@ def main(argv: list[str] | None = None) -> None:
             for level in levels:
                 value, low, high = fitted[level]
                 print(f"| {game_id} | {level} | {value:.0f} | {low:.0f}–{high:.0f} |")
-    print("\n| game | level | decisions | p50 ms | p95 ms | max ms |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("\n| game | level | decisions | p50 ms | p95 ms | max ms | CPU p50 ms | CPU p95 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for game_id in games:
         by_level: dict[str, list[float]] = defaultdict(list)
+        cpu_by_level: dict[str, list[float]] = defaultdict(list)
         for r in results:
             if r["game"] == game_id:
                 for level, values in r["times"].items():
                     by_level[level].extend(values)
-        for level in ("lowest", "random", "easy", "medium", "hard"):
-            values = by_level.get(level, [])
+                for level, values in r["cpu"].items():
+                    cpu_by_level[level].extend(values)
+        for level in ("first", "lowest", "random", "easy", "medium", "hard"):
+            values, cpu = by_level.get(level, []), cpu_by_level.get(level, [])
             if values:
                 print(
                     f"| {game_id} | {level} | {len(values)} | {percentile(values, 0.5) * 1000:.1f} | "
-                    f"{percentile(values, 0.95) * 1000:.1f} | {max(values) * 1000:.1f} |"
+                    f"{percentile(values, 0.95) * 1000:.1f} | {max(values) * 1000:.1f} | "
+                    f"{percentile(cpu, 0.5) * 1000:.1f} | {percentile(cpu, 0.95) * 1000:.1f} |"
                 )
     sys.stdout.flush()
 

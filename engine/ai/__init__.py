@@ -74,7 +74,8 @@ LEVEL_DESCRIPTIONS: Mapping[str, str] = {
             "few cards exactly).",
     "medium": "Searches the game tree over the hands its seat may face (information-set Monte Carlo tree search) "
               "with a tenth of hard's work, in well under a second; in a small Durak or Svoi Koziri endgame it "
-              "first tries to solve the rest exactly.",
+              "first tries to solve the rest exactly. In Talmut it calls when a call, played out over those "
+              "hands, gives it the round's lowest points at least half the time, and matches only cards it knows.",
     "hard": "The same search with ten times the work, up to about a second per move; once a Durak or Svoi Koziri "
             "endgame is small enough to solve within its budget, it plays a won position perfectly.",
 }

@@ -320,6 +320,29 @@ def evaluate(state: talmut_game.TalmutState, start: talmut_game.TalmutState) -> 
     return talmut_playout.rewards_since(start, state.totals, over=state.reason is not None)
 
 
+CALL_SAMPLES = 100
+"""How many sampled states a search level's call estimate (`call_chance`) plays the call out in."""
+
+CALL_CHANCE = 0.5
+"""A search level calls when the call gives it the round's lowest points at least this often (`call_chance`)."""
+
+
+def call_chance(view: SeatView, rng: random.Random) -> float:
+    """How often a call now gives `view["you"]` the round's lowest points (talmut.md §3.13-§3.14, §5.3), 0..1.
+
+    The share of `CALL_SAMPLES` states sampled from what the seat knows (`sample_state`) in which the call, then
+    every other seat's last turn by the playout policy, ends the round with the seat's points (a false call's
+    `call_penalty` included) below every other seat's; a tie for the lowest counts half.
+    """
+    me, history = view["you"], view.get("history", ())
+    wins = 0.0
+    for _ in range(CALL_SAMPLES):
+        points = talmut_playout.called_round_points(sample_state(view, history, rng), me)
+        others = min(points[seat] for seat in range(len(points)) if seat != me)
+        wins += 1.0 if points[me] < others else 0.5 if points[me] == others else 0.0
+    return wins / CALL_SAMPLES
+
+
 ROLLOUT_LIMIT = 12
 """Playouts stop after this many moves (about a turn of each seat at 3) and are scored as if the round ended there
 (`talmut_playout.Position.estimate`): played to the round's end they ran 50-100 moves, so `medium`'s 900 moves
@@ -327,34 +350,54 @@ bought a dozen samples."""
 
 
 def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
-    """Before a search: a seat listed only for `match` or `withdraw` makes a sure match or nothing; else "search".
+    """Before a search: a sure match or nothing for a seat listed only for optional actions, maybe a call.
 
-    A search level never withdraws its call: the call was the search's choice, and a rule bot's second opinion
-    (easy's) would take it back, so that two search seats could call and withdraw in turn for ever (each call
-    lifts the other's bar, talmut.md §3.15).
+    A seat listed only for `match` or `withdraw` makes a sure match or nothing; a seat that may call calls if
+    `call_chance` is at least `CALL_CHANCE`; else "search". The tree cannot price a call (talmut.md §3.13): its
+    playouts stop after `ROLLOUT_LIMIT` moves and score the layouts as they lie, as if the round ended there with
+    no call and no penalty, so waiting always looked as good as calling, and the search called only when it knew
+    its whole layout to be low: `hard` called in none of its 227 rounds on 60 tables against `easy` and `random`,
+    and passed instead, taking the pile's top card and putting it back 1.3 times a round against `easy`
+    (docs/benchmarks.md). A search level never withdraws its call: a rule bot's second opinion (easy's) would take
+    it back, so that two search seats could call and withdraw in turn for ever (each call lifts the other's bar,
+    talmut.md §3.15).
     """
     playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
     if playable and all(action["type"] in _OPTIONAL for action in playable):
         sure = _sure_matches(_Table(view))
         return sure[0] if sure else None
+    if {"type": "call"} in playable and call_chance(view, rng) >= CALL_CHANCE:
+        return {"type": "call"}
     return "search"
 
 
 def root_actions(view: SeatView) -> list[Action]:
-    """The moves the search weighs for the turn seat: all but `resign`, sure matches only, `call` only as `easy` calls.
+    """The moves the search weighs for the turn seat: all but `resign` and `call`, sure matches only.
 
-    A match on an unknown card is a gamble the samples cannot price (each sample knows the card), and a wrong
-    match with an empty stock costs nothing, so the search would repeat it without end. A call (talmut.md §3.13)
-    the search cannot price either: each sample knows the seat's unknown cards, and a playout cut off after
-    `ROLLOUT_LIMIT` moves scores a call and a wait alike. So the search calls only when the seat knows its whole
-    layout and it is low (`easy`'s rule): against two `easy` seats `hard` had the best total at 50 of 100 tables
-    with this rule and at 37 of the same 100 without it (docs/benchmarks.md).
+    A match on an unknown card is a gamble the samples cannot price (each sample knows the card). The call is
+    `search_first`'s. After a draw from the discard pile, no `discard` where the drawn card's rule
+    (`drawn_card_move`) swaps the card in: the search drew it weighing that swap below the root, and putting it
+    straight back (talmut.md §3.3, §7.7) would be a turn it never weighed; the root, which weighs every swap and
+    the discard, did so at 26 of `hard`'s 245 take-backs on 60 tables (docs/benchmarks.md). Where the rule
+    discards the card, taking it back was the search's own choice, and the root weighs it.
     """
     table = _Table(view)
     sure = _sure_matches(table)
-    may_call = _sure_of_a_low_total(table)
-    return [a for a in table.legal if a["type"] != "resign" and (a["type"] != "match" or a in sure)
-            and (a["type"] != "call" or may_call)]
+    drawn = table.state["drawn"]
+    keep = drawn is not None and drawn["source"] == "discard" and _rule_swaps(view)
+    return [a for a in table.legal if a["type"] not in ("resign", "call") and (a["type"] != "match" or a in sure)
+            and not (keep and a["type"] == "discard")]
+
+
+def _rule_swaps(view: SeatView) -> bool:
+    """Whether `drawn_card_move` swaps the seat's drawn card in.
+
+    The rule reads only what the seat knows (its known cards, the drawn card), which every sample shares, so any
+    one sample answers.
+    """
+    sample = sample_state(view, view.get("history", ()), random.Random(0))
+    ruled = drawn_card_move(sample)
+    return ruled is not None and ruled[1]["type"] == "swap"
 
 
 def drawn_card_move(state: talmut_game.TalmutState) -> tuple[int, Action] | None:

@@ -636,6 +636,20 @@ def policy(position: Position) -> tuple[Seat, int]:
     return seat, SKIP_POWER
 
 
+def called_round_points(state: TalmutState, seat: Seat) -> list[int]:
+    """Each seat's round points (talmut.md §5.3, a false call's penalty included) if `seat` calls now in `state`.
+
+    `seat` calls (§3.13) and every seat then plays the last turns (§3.14) by the playout policy (`policy`), which
+    never withdraws. Only asked where `seat` may call.
+    """
+    position = Position(state)
+    position.deals = False
+    position.play(seat, CALL)
+    while position.round == state.round and not position.over:
+        position.play(*policy(position))
+    return [after - before for after, before in zip(position.totals, state.totals, strict=True)]
+
+
 def playout(state: TalmutState, start: TalmutState, rng: random.Random, limit: int) -> tuple[list[float], int]:
     """Play `state` on by the playout policy (`policy`): (rewards per seat, moves played).
 

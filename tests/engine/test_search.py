@@ -321,7 +321,10 @@ def test_the_search_makes_the_recorded_choices() -> None:
     that changed were recorded anew (two of them a different move). Talmut's windows then allowed one wrong match
     per seat (talmut.md §3.11, issue 45): the tree, which plays every seat's matches below the root, lost the
     repeated wrong ones, and the views' windows got their `wrong_matchers` (none): its four views whose visits that
-    changed were recorded anew (one of them a different move, a 20-20 tie of its two draws).
+    changed were recorded anew (one of them a different move, a 20-20 tie of its two draws). Talmut's root then
+    stopped weighing the discard of a card taken from the discard pile that the drawn card's rule swaps in, and its
+    call moved before the search (issue 45, engine/ai/talmut.py `root_actions`, `search_first`): its three views
+    holding such a card were recorded anew (two of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -116,16 +116,41 @@ def test_a_cut_off_playout_scores_the_layouts_as_they_lie() -> None:
     assert talmut_playout.Position(deal(E2)).estimate() == [0.90625, 0.21875, 0.375]
 
 
-def test_search_levels_call_only_as_easy_calls() -> None:
-    """talmut.md §3.13: E2's seat 0 holds 1O 2O 1C 1E, a total of 5. Knowing none of them, the search does not weigh
-    `call` (a sample knows the cards, the seat does not); once the seat knows them all it does, as `easy` calls."""
+def test_a_call_is_played_out_by_the_playout_policy() -> None:
+    """talmut.md §3.13-§3.14, §5.3: E2's seat 0 calls on 1O 2O 1C 1E (5 points, a true call). Seat 1 draws the 11O
+    and discards it (the policy skips the caballo); seat 2 draws the 4O and swaps it for the last of its equal
+    unknown cards, 2B: round points 5, 4C 12E 6C 5C = 27, 7B 10B 3E 4O = 24."""
+    assert talmut_playout.called_round_points(deal(E2), 0) == [5, 27, 24]
+
+
+def test_search_levels_call_when_a_call_wins_the_round_often_enough() -> None:
+    """talmut.md §3.13, §5.3: E2's seat 0 holds 1O 2O 1C 1E. Knowing none of them, a call gives it the round's
+    lowest points in 11.5% of the samples: the search plays on. Knowing 1O 2O 1C (4 points) and not the 1E, a call
+    (4 plus the unknown card, most likely a false call's 5 more) wins 79% of the samples: `medium` and `hard` call.
+    They did not before, when the search called only as `easy` calls (on a whole layout it knows)."""
     state = deal(E2)
     view = seat_view("talmut", state, 0)
-    assert {"type": "call"} in view["legal_actions"]
-    assert {"type": "call"} not in talmut_ai.root_actions(view)
-    known = tuple(talmut.Slot(slot.card, (0,)) for slot in state.layouts[0])
-    view = seat_view("talmut", replace(state, layouts=(known, *state.layouts[1:])), 0)
-    assert {"type": "call"} in talmut_ai.root_actions(view)
+    assert talmut_ai.call_chance(view, random.Random(0)) == 0.115
+    assert talmut_ai.search_first(view, random.Random(0)) == "search"
+    assert {"type": "call"} not in talmut_ai.root_actions(view)  # the call is search_first's, never the tree's
+    three = tuple(talmut.Slot(slot.card, (0,) if position < 3 else ())
+                  for position, slot in enumerate(state.layouts[0]))
+    view = seat_view("talmut", replace(state, layouts=(three, *state.layouts[1:])), 0)
+    assert talmut_ai.call_chance(view, random.Random(0)) == 0.79
+    chosen = [choose_action(view, level, random.Random(seed)) for level in ("medium", "hard") for seed in range(3)]
+    assert chosen == [{"type": "call"}] * 6
+
+
+def test_a_card_taken_from_the_discard_pile_to_be_swapped_in_is_not_put_back() -> None:
+    """talmut.md §3.3, §7.7: below the root the search takes E1's 3C from the pile to swap it in (`drawn_card_move`),
+    so at the root seat 0 weighs only the swaps, never the discard that would put it straight back. Seat 1, holding
+    the 7C it took, would discard it by that rule (7 is above the 6.1 of an unknown card): putting it back was the
+    search's own choice, and its root weighs it."""
+    assert talmut_ai.root_actions(seat_view("talmut", play(deal(E1), "s0 draw discard"), 0)) == [
+        {"type": "swap", "position": position} for position in range(4)]
+    view = seat_view("talmut", play(deal(E1), "s0 draw stock, s0 swap 0, s1 draw discard"), 1)
+    assert talmut_ai.root_actions(view) == [
+        *({"type": "swap", "position": position} for position in range(4)), {"type": "discard"}]
 
 
 def test_the_drawn_card_move_is_the_playout_policys_swap_or_discard() -> None:
