@@ -21,7 +21,7 @@ pile's top card and put it straight back.
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 
 `--max-minutes M` stops after M minutes and reports the games finished by then (tasks are shuffled, so every
-pairing gets its share; the few games in flight are dropped).
+pairing gets its share; the few games in flight are dropped). `--json` is rewritten after every finished game.
 
 The yardstick (bench/yardsticks: plain determinized UCT) plays as the player `yardstick:ROLLOUTS`, e.g.
 `--opponent yardstick:1000` (medium and hard against it) or `--pairings hard-yardstick:4000`. `--start K` plays
@@ -388,16 +388,20 @@ def main(argv: list[str] | None = None) -> None:
     random.Random(0).shuffle(tasks)  # mix long and short games across the processes
     started = time.perf_counter()
     results = list(merged.values())
+    deadline = started + 60 * args.max_minutes
     with multiprocessing.Pool(args.processes) as pool:
-        for result in pool.imap_unordered(play_one, tasks, chunksize=1):
-            results.append(result)
-            if args.max_minutes and time.perf_counter() - started > 60 * args.max_minutes:
-                pool.terminate()  # the games in flight are dropped, never counted half-played
+        finished = pool.imap_unordered(play_one, tasks, chunksize=1)
+        for _ in tasks:
+            try:  # the deadline holds even while every process is in one long game
+                wait = max(0.0, deadline - time.perf_counter()) if args.max_minutes else None
+                results.append(finished.next(timeout=wait))
+            except multiprocessing.TimeoutError:
                 break
+            if args.json:  # rewritten after every game, so that a run stopped early keeps what it finished
+                with open(args.json, "w") as handle:
+                    json.dump(results, handle)
+        pool.terminate()  # the games in flight are dropped, never counted half-played
     elapsed = time.perf_counter() - started
-    if args.json and not args.merge:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle)
     print(f"{len(results)} of {len(tasks) or len(results)} games in {elapsed:.0f} s with {args.processes} processes\n")
     print("| game | pairing | games | first level wins | win rate | 95% CI (Wilson) | draws | score | score 95% CI "
           "| shared best |")
@@ -422,8 +426,13 @@ def main(argv: list[str] | None = None) -> None:
         print("\n| game | level | rating | 95% CI |")
         print("|---|---|---:|---|")
         for game_id in games:
-            levels = tuple(dict.fromkeys(ladder_levels(game_id) + tuple(
-                level for r in results if r["game"] == game_id for level in r["levels"])))
+            played = {level for r in results if r["game"] == game_id for level in r["levels"]}
+            # only the players with games: a player without any would sit at the anchor on virtual draws alone
+            levels = tuple(level for level in dict.fromkeys(ladder_levels(game_id) + tuple(sorted(played)))
+                           if level in played)
+            if ANCHOR[0] not in levels:
+                print(f"| {game_id} | (no games of {ANCHOR[0]}: no ladder) | | |")
+                continue
             fitted = ladder([r for r in results if r["game"] == game_id and not r["unfinished"]], levels)
             for level in levels:
                 value, low, high = fitted[level]
