@@ -21,7 +21,16 @@ pile's top card and put it straight back.
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 
 `--max-minutes M` stops after M minutes and reports the games finished by then (tasks are shuffled, so every
-pairing gets its share; the few games in flight are dropped).
+pairing gets its share; the few games in flight are dropped). `--json` is rewritten after every finished game.
+
+The yardstick (bench/yardsticks: plain determinized UCT) plays as the player `yardstick:ROLLOUTS`, e.g.
+`--opponent yardstick:1000` (medium and hard against it) or `--pairings hard-yardstick:4000`. `--start K` plays
+tables K, K+1, ... (the same deal and seats as table K of any run), so that runs split over time or machines add up:
+`--merge a.json,b.json` prints the tables of their `--json` results, one result per game, pairing and table index.
+`--ladder` fits every player in the results on one Elo ladder, the yardsticks included; `--yardsticks 250,1000,4000`
+adds them to its round robin.
+
+    python bench/ai_strength.py --only durak --opponent yardstick:1000 --games 40 --start 40 --json b.json
 """
 
 from __future__ import annotations
@@ -44,12 +53,17 @@ from engine.protocol import Action, capabilities
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lowest import POLICIES, lowest  # noqa: E402 - the baseline beside this script
+from yardsticks import yardstick_action  # noqa: E402 - the benchmark opponent beside this script
 
 PAIRINGS = [("hard", "random"), ("hard", "easy"), ("hard", "medium"), ("medium", "easy")]
 AGAINST_LOWEST = [(level, "lowest") for level in ("random", "easy", "medium", "hard")]
 """`--lowest`: every level against the `lowest` baseline (bench/lowest.py), in the games it plays."""
 LADDER = ("lowest", "random", "easy", "medium", "hard")
 """`--ladder`: a round robin of these, weakest first; `lowest` only in the games it plays (bench/lowest.py)."""
+OPPONENT_LEVELS = ("medium", "hard")
+"""`--opponent X`: these levels each play X."""
+YARDSTICK = "yardstick:"
+"""The prefix of a yardstick player's name; the rest is its rollouts per decision (`yardstick:1000`)."""
 ANCHOR = ("random", 1000.0)
 """The ladder's fixed point: `random` rates 1000; 400 points more is 10:1 odds (the Elo scale)."""
 MAX_ACTIONS = 20_000
@@ -282,7 +296,9 @@ def first_offered(view: SeatView) -> Action | None:
 
 
 def decide(view: SeatView, level: str, rng: random.Random) -> Action | None:
-    """The move of `level`, one of the offered levels (engine/ai), the `lowest` baseline or `first`."""
+    """The move of `level`: an offered level (engine/ai), the `lowest` or `first` baseline, or `yardstick:ROLLOUTS`."""
+    if level.startswith(YARDSTICK):
+        return yardstick_action(view, int(level.removeprefix(YARDSTICK)), rng)
     if level == "first":
         return first_offered(view)
     return lowest(view, rng) if level == "lowest" else choose_action(view, level, rng)
@@ -310,6 +326,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ladder", action="store_true",
                         help="a round robin of lowest (where it plays), random, easy, medium and hard, "
                         "with fitted ratings")
+    parser.add_argument("--opponent", default="",
+                        help="e.g. yardstick:1000: medium and hard each play it (instead of the default pairings)")
+    parser.add_argument("--yardsticks", default="",
+                        help='with --ladder: yardstick rollouts to add to its round robin, e.g. "250,1000,4000"')
+    parser.add_argument("--start", type=int, default=0, help="the first table index to play (default 0)")
+    parser.add_argument("--merge", default="",
+                        help="comma-separated --json files of earlier runs: print their merged tables, play nothing")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--json", default="", help="also write the raw per-game results here")
     parser.add_argument(
@@ -330,12 +353,26 @@ def main(argv: list[str] | None = None) -> None:
     if uses_lowest and not set(games) <= set(POLICIES):
         parser.error(f"the lowest baseline plays {', '.join(sorted(POLICIES))} only")
 
+    yardsticks = tuple(f"{YARDSTICK}{n}" for n in args.yardsticks.split(",") if n)
+
     def ladder_levels(game_id: str) -> tuple[str, ...]:
-        return tuple(level for level in LADDER if level != "lowest" or game_id in POLICIES)
+        return tuple(level for level in LADDER if level != "lowest" or game_id in POLICIES) + yardsticks
+
+    merged: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for path in filter(None, args.merge.split(",")):
+        with open(path) as handle:
+            for row in json.load(handle):
+                merged.setdefault((row["game"], row["pairing"], row["index"]), row)  # a table played twice counts once
+    if args.merge and not args.only:
+        games = sorted({game_id for game_id, _, _ in merged})
 
     def pairings_of(game_id: str) -> list[tuple[str, ...]]:
+        if args.merge:
+            return [tuple(p.split("-")) for p in dict.fromkeys(p for g, p, _ in sorted(merged) if g == game_id)]
         if args.pairings:
             return [tuple(p.split("-")) for p in args.pairings.split(",")]
+        if args.opponent:
+            return [(level, args.opponent) for level in OPPONENT_LEVELS]
         if args.ladder:
             levels = ladder_levels(game_id)
             return [(strong, weak) for i, weak in enumerate(levels) for strong in levels[i + 1:]]
@@ -345,22 +382,27 @@ def main(argv: list[str] | None = None) -> None:
         (game_id, strong, weak, index)
         for game_id in games
         for strong, weak in pairings_of(game_id)
-        for index in range(count(game_id, f"{strong}-{weak}"))
+        for index in range(args.start, args.start + count(game_id, f"{strong}-{weak}"))
+        if not args.merge
     ]
     random.Random(0).shuffle(tasks)  # mix long and short games across the processes
     started = time.perf_counter()
-    results = []
+    results = list(merged.values())
+    deadline = started + 60 * args.max_minutes
     with multiprocessing.Pool(args.processes) as pool:
-        for result in pool.imap_unordered(play_one, tasks, chunksize=1):
-            results.append(result)
-            if args.max_minutes and time.perf_counter() - started > 60 * args.max_minutes:
-                pool.terminate()  # the games in flight are dropped, never counted half-played
+        finished = pool.imap_unordered(play_one, tasks, chunksize=1)
+        for _ in tasks:
+            try:  # the deadline holds even while every process is in one long game
+                wait = max(0.0, deadline - time.perf_counter()) if args.max_minutes else None
+                results.append(finished.next(timeout=wait))
+            except multiprocessing.TimeoutError:
                 break
+            if args.json:  # rewritten after every game, so that a run stopped early keeps what it finished
+                with open(args.json, "w") as handle:
+                    json.dump(results, handle)
+        pool.terminate()  # the games in flight are dropped, never counted half-played
     elapsed = time.perf_counter() - started
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle)
-    print(f"{len(results)} of {len(tasks)} games in {elapsed:.0f} s with {args.processes} processes\n")
+    print(f"{len(results)} of {len(tasks) or len(results)} games in {elapsed:.0f} s with {args.processes} processes\n")
     print("| game | pairing | games | first level wins | win rate | 95% CI (Wilson) | draws | score | score 95% CI "
           "| shared best |")
     print("|---|---|---:|---:|---:|---|---:|---:|---|---:|")
@@ -384,7 +426,13 @@ def main(argv: list[str] | None = None) -> None:
         print("\n| game | level | rating | 95% CI |")
         print("|---|---|---:|---|")
         for game_id in games:
-            levels = ladder_levels(game_id)
+            played = {level for r in results if r["game"] == game_id for level in r["levels"]}
+            # only the players with games: a player without any would sit at the anchor on virtual draws alone
+            levels = tuple(level for level in dict.fromkeys(ladder_levels(game_id) + tuple(sorted(played)))
+                           if level in played)
+            if ANCHOR[0] not in levels:
+                print(f"| {game_id} | (no games of {ANCHOR[0]}: no ladder) | | |")
+                continue
             fitted = ladder([r for r in results if r["game"] == game_id and not r["unfinished"]], levels)
             for level in levels:
                 value, low, high = fitted[level]
@@ -400,7 +448,8 @@ def main(argv: list[str] | None = None) -> None:
                     by_level[level].extend(values)
                 for level, values in r["cpu"].items():
                     cpu_by_level[level].extend(values)
-        for level in ("first", "lowest", "random", "easy", "medium", "hard"):
+        for level in ("first", "lowest", "random", "easy", "medium", "hard", *sorted(
+                (level for level in by_level if level.startswith(YARDSTICK)), key=lambda y: int(y.split(":")[1]))):
             values, cpu = by_level.get(level, []), cpu_by_level.get(level, [])
             if values:
                 print(

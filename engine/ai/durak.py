@@ -186,11 +186,14 @@ def prepare_opponent(view: SeatView, history: Sequence[JSON]) -> Callable[[Durak
     return expected
 
 
-def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], DurakState]:
+def prepare_sampler(
+    view: SeatView, history: Sequence[JSON], *, read: bool = True
+) -> Callable[[random.Random], DurakState]:
     """`sample_state` for one search: what the samples share (the known cards, the parsed view) is worked out once.
 
     Against an opponent `trusted_reading` reads as `easy`, the opponent's hidden cards are drawn from those its
-    moves leave possible (engine/ai/durak_reading.py) instead of uniformly.
+    moves leave possible (engine/ai/durak_reading.py) instead of uniformly; `read` False always draws them
+    uniformly (the plain determinization of bench/yardsticks).
     """
     state = view["state"]
     me = view["you"]
@@ -200,7 +203,7 @@ def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random
     known_hand = [durak.parse_card(code) for code in sorted(known)[:opponent_size]]
     unseen = [durak.parse_card(code) for code in unseen_codes]
     need = opponent_size - len(known_hand)
-    reading = trusted_reading(view, history, unseen_codes)
+    reading = trusted_reading(view, history, unseen_codes) if read else None
     indicator = state["trump_card"]
     stock_count = max(0, state["stock_size"] - 1)
     last = (durak.parse_card(indicator),) if indicator else ()

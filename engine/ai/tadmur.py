@@ -222,14 +222,14 @@ def _unseen(view: SeatView) -> list[str]:
     return [card.code for card in tadmur_game.full_deck(tadmur_game.parse_options({})) if card.code not in seen]
 
 
-def target_weights(view: SeatView, history: Sequence[JSON]) -> dict[str, float]:
+def target_weights(view: SeatView, history: Sequence[JSON], *, prior: bool = True) -> dict[str, float]:
     """The cards the opponent's target can be, by code, each with a weight proportional to its chance.
 
     Every card the seat cannot see is the opponent's target or in its hand. A target is possible when its rank is
     none of the seat's wrong guesses (tadmur.md §3.6) and the hand it leaves agrees with every opponent pass
     (`opponent_passes`); each possible card weighs like one card of `easy`'s `candidates` (`REACHABLE_WEIGHT` when
-    the opponent's row can still reach it, else 1). If no card passes the test (an incomplete history), the pass
-    test is dropped and every card not ruled out by a wrong guess weighs 1.
+    the opponent's row can still reach it, else 1; with `prior` False, 1 each). If no card passes the test (an
+    incomplete history), the pass test is dropped and every card not ruled out by a wrong guess weighs 1.
     """
     state, me = view["state"], view["you"]
     pool = _unseen(view)
@@ -243,22 +243,25 @@ def target_weights(view: SeatView, history: Sequence[JSON]) -> dict[str, float]:
             continue
         hand = [rank_of(other) for other in pool if other != code]
         if all(_no_fit(hand, rank_of(chain_end), empty, rank_of(code)) for chain_end, empty in passes):
-            weights[code] = REACHABLE_WEIGHT if reachable(rank_of(code) - end, theirs["empty"] + 1) else 1
+            weights[code] = REACHABLE_WEIGHT if prior and reachable(rank_of(code) - end, theirs["empty"] + 1) else 1
     if not weights:
         weights = dict.fromkeys([code for code in pool if code[:-1] not in wrong] or pool, 1.0)
     return weights
 
 
-def prepare_sampler(view: SeatView, history: Sequence[JSON]) -> Callable[[random.Random], TadmurState]:
+def prepare_sampler(
+    view: SeatView, history: Sequence[JSON], *, prior: bool = True
+) -> Callable[[random.Random], TadmurState]:
     """`sample_state` for one search: both rows and hands for every possible target are built once.
 
-    A sample then only draws the target (`target_weights`); the opponent's hand is the rest of the cards the seat
+    A sample then only draws the target (`target_weights`, with its `prior`: False draws every possible target
+    alike, the plain determinization of bench/yardsticks); the opponent's hand is the rest of the cards the seat
     cannot see.
     """
     state, me = view["state"], view["you"]
     opponent = 1 - me
     parse = tadmur_game.parse_card
-    weights = target_weights(view, history)
+    weights = target_weights(view, history, prior=prior)
     unseen = tadmur_game.hand_order(parse(code) for code in _unseen(view))
 
     def row_with(seat: Seat, target: str) -> Row:
