@@ -410,18 +410,17 @@ class Actions(MethodView):
                 idempotent.release()  # rejected: nothing applied, the key may be used again
             raise
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
+        keep = current_app.config["IDEMPOTENCY_TTL_SECONDS"]
         try:
-            extras: tuple[list[int], dict[int, float]] | None = reading_extras(new_record)
-        except STORE_ERRORS:  # the move is stored: answer it, without `pending_ai` (and presence)
-            extras = None
-        if idempotent is not None or extras is None:
-            view = game_view(new_record, reads, []) if extras is None else with_presence(
-                game_view(new_record, reads, extras[0]), extras[1])
+            pending, seen = reading_extras(new_record)
+        except STORE_ERRORS:  # the move is stored: answer it, without `pending_ai` and presence
+            view = game_view(new_record, reads, [])
             if idempotent is not None:
-                idempotent.remember(view, current_app.config["IDEMPOTENCY_TTL_SECONDS"])
-            if extras is None:
-                return view, 200, {"ETag": f'"{new_record.version}"'}
-        return view_response(new_record, reads, extras)
+                idempotent.remember(view, keep)
+            return view, 200, {"ETag": f'"{new_record.version}"'}
+        if idempotent is not None:
+            idempotent.remember(with_presence(game_view(new_record, reads, pending), seen), keep)
+        return view_response(new_record, reads, (pending, seen))
 
     def play_in_arrival_order(self, store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
         """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
