@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,3 +47,12 @@ def test_the_curl_walkthrough_pretty_prints_every_answer():
         if "/stream" in command:  # Server-Sent Events, not one JSON document
             continue
         assert command.rstrip().endswith("| jq"), command
+
+
+def test_the_bot_example_answers_help_with_its_usage():
+    """`python examples/bot.py --help` prints how to call it: it took `--help` for the server's URL and failed with a
+    requests traceback."""
+    done = subprocess.run([sys.executable, str(REPO / "examples" / "bot.py"), "--help"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: bot.py [-h] [server]")
