@@ -113,6 +113,8 @@ class _Table:
 def easy(view: SeatView, rng: random.Random) -> Action | None:
     """Level `easy`: sure matches, low swaps, powers on its worst cards, a call when its estimate is low.
 
+    It also calls when the stock is spent (`stock_spent`), and then keeps its call.
+
     Raises:
         ValueError: the seat has no legal action besides `resign`.
     """
@@ -122,7 +124,8 @@ def easy(view: SeatView, rng: random.Random) -> Action | None:
     sure = _sure_matches(table)
     if sure:
         return sure[0]
-    if {"type": "withdraw"} in table.legal and table.estimate() >= WITHDRAW_ESTIMATE:
+    withdrawn = {"type": "withdraw"} in table.legal and not stock_spent(table.state)
+    if withdrawn and table.estimate() >= WITHDRAW_ESTIMATE:
         return {"type": "withdraw"}
     if all(action["type"] in _OPTIONAL for action in table.legal):
         return None
@@ -151,13 +154,29 @@ def _swap_target(table: _Table, card_value: int) -> Mapping[str, Any] | None:
     return worst if table.worth(worst) > card_value + margin else None
 
 
+def stock_spent(view_state: Mapping[str, Any]) -> bool:
+    """Whether no card can come from the stock (talmut.md §3.2, §3.12): it is empty, the pile holds at most one card.
+
+    Nothing can rebuild the stock until a correct match throws a second card. Meanwhile a draw can only take the
+    pile's one card, there is no penalty card (§3.11) and no power (§3.4): turn after turn the table changes at most
+    by a swap of that card, and the round ends only by a call. It happens: at 8 seats the stock starts at 7 cards
+    (40-card deck), so 7 penalty cards spend it. Each AI level then calls at its turn and keeps its call, as house
+    rules end a Cabo round when the deck runs out; weighing the call by its chance, 7 `hard` seats (each under 1 in
+    7 to be lowest) drew the pile's card and put it back for 2,000 versions.
+
+    Args:
+        view_state: a view's `state` (talmut.md §6.7): reads `stock_size` and `discard`.
+    """
+    return view_state["stock_size"] == 0 and len(view_state["discard"]) < 2
+
+
 def _sure_of_a_low_total(table: _Table) -> bool:
     """Whether `easy` calls (talmut.md §3.13): it knows its whole layout, worth `CALL_ESTIMATE` or less."""
     return table.estimate() <= CALL_ESTIMATE and table.first_unknown() is None
 
 
 def _start_turn(table: _Table) -> Action | None:
-    if _sure_of_a_low_total(table):
+    if _sure_of_a_low_total(table) or stock_spent(table.state):
         called = table.pick({"type": "call"})
         if called is not None:
             return called
@@ -353,20 +372,20 @@ def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
     """Before a search: a sure match or nothing for a seat listed only for optional actions, maybe a call.
 
     A seat listed only for `match` or `withdraw` makes a sure match or nothing; a seat that may call calls if
-    `call_chance` is at least `CALL_CHANCE`; else "search". The tree cannot price a call (talmut.md §3.13): its
-    playouts stop after `ROLLOUT_LIMIT` moves and score the layouts as they lie, as if the round ended there with
-    no call and no penalty, so waiting always looked as good as calling, and the search called only when it knew
-    its whole layout to be low: `hard` called in none of its 227 rounds on 60 tables against `easy` and `random`,
-    and passed instead, taking the pile's top card and putting it back 1.3 times a round against `easy`
-    (docs/benchmarks.md). A search level never withdraws its call: a rule bot's second opinion (easy's) would take
-    it back, so that two search seats could call and withdraw in turn for ever (each call lifts the other's bar,
-    talmut.md §3.15).
+    `call_chance` is at least `CALL_CHANCE` or the stock is spent (`stock_spent`); else "search". The tree cannot
+    price a call (talmut.md §3.13): its playouts stop after `ROLLOUT_LIMIT` moves and score the layouts as they
+    lie, as if the round ended there with no call and no penalty, so waiting always looked as good as calling, and
+    the search called only when it knew its whole layout to be low: `hard` called in none of its 227 rounds on 60
+    tables against `easy` and `random`, and passed instead, taking the pile's top card and putting it back 1.3
+    times a round against `easy` (docs/benchmarks.md). A search level never withdraws its call: a rule bot's second
+    opinion (easy's) would take it back, so that two search seats could call and withdraw in turn for ever (each
+    call lifts the other's bar, talmut.md §3.15).
     """
     playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
     if playable and all(action["type"] in _OPTIONAL for action in playable):
         sure = _sure_matches(_Table(view))
         return sure[0] if sure else None
-    if {"type": "call"} in playable and call_chance(view, rng) >= CALL_CHANCE:
+    if {"type": "call"} in playable and (stock_spent(view["state"]) or call_chance(view, rng) >= CALL_CHANCE):
         return {"type": "call"}
     return "search"
 

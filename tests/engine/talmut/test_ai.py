@@ -9,7 +9,7 @@ from engine.ai import DETERMINIZERS, choose_action, seat_view, talmut_playout
 from engine.ai import talmut as talmut_ai
 from engine.ai.search import Budget, SearchStats, ismcts
 from engine.games import talmut
-from tests.engine.talmut.notation import E1, E2, deal, legal, play
+from tests.engine.talmut.notation import E1, E2, E3, deal, legal, play
 
 
 def test_easy_matches_only_a_card_it_knows() -> None:
@@ -173,3 +173,27 @@ def test_at_the_root_the_search_still_weighs_every_swap_and_the_discard_of_the_d
     expected = [{"type": "discard"}, *({"type": "swap", "position": position} for position in range(4))]
     assert sorted(map(str, expected)) == sorted(stats.visits)
     assert all(visits >= 1 for visits in stats.visits.values())
+
+
+def test_every_level_calls_and_keeps_its_call_once_the_stock_is_spent() -> None:
+    """talmut.md §3.2, §3.11-§3.12: E3's 8 seats, with the 7 stock cards gone to seat 7 as penalty cards, unseen.
+    The stock is empty and the pile holds only the 1B: no stock draw, no penalty card, no power, so only a call can
+    end the round. Seat 0 holds 10O 1O 1C 1E (13 points) and knows none of them: a call gives it the lowest points
+    in 5% of the samples, and on the full deal (stock 7) every level draws instead. Once the stock is spent every level
+    calls; 7 `hard` seats once drew the pile's one card and put it back for 2,000 versions (CI, issue 45). `easy`
+    keeps the call however high its estimate (it would withdraw it at 14 or more, and each call lifts the last
+    withdrawer's bar, §3.15)."""
+    state = deal(E3, seats=8)
+    full = seat_view("talmut", state, 0)
+    assert [choose_action(full, level, random.Random(0))["type"] for level in ("easy", "medium", "hard")] == [
+        "draw"] * 3
+    penalties = state.layouts[7] + tuple(talmut.Slot(card, ()) for card in state.stock)
+    spent = replace(state, layouts=(*state.layouts[:7], penalties), stock=())
+    view = seat_view("talmut", spent, 0)
+    assert view["legal_actions"] == legal("draw discard, call, resign")
+    assert talmut_ai.call_chance(view, random.Random(0)) == 0.05
+    assert [choose_action(view, level, random.Random(0)) for level in ("easy", "medium", "hard")] == [
+        {"type": "call"}] * 3
+    called = seat_view("talmut", play(spent, "s0 call, s1 draw discard, s1 swap 0"), 0)  # the 11O goes to the pile
+    assert {"type": "withdraw"} in called["legal_actions"]
+    assert choose_action(called, "easy", random.Random(0)) is None
