@@ -197,3 +197,26 @@ def test_every_level_calls_and_keeps_its_call_once_the_stock_is_spent() -> None:
     called = seat_view("talmut", play(spent, "s0 call, s1 draw discard, s1 swap 0"), 0)  # the 11O goes to the pile
     assert {"type": "withdraw"} in called["legal_actions"]
     assert choose_action(called, "easy", random.Random(0)) is None
+
+
+def test_a_first_legal_action_bot_against_easy_seats_sees_round_one_end() -> None:
+    """The e2e bot of issue 45 (tests/e2e/test_talmut_games.py) against 7 `easy` seats, in the engine: seat 0 posts
+    the first action it is offered (but `resign`) whenever it has one, and so makes a wrong match in every window;
+    its penalty cards spend the 7-card stock. Round 1 then ended in none of seeds 0-2 before `easy` called on a spent
+    stock (`stock_spent`); now it ends within 2,000 actions (it took 47 to 108 over seeds 0-9)."""
+    options = talmut.parse_options({"target": 1, "match_pause_ms": 0})
+    for seed in range(3):
+        state = talmut.with_ai_seats(talmut.new_game(8, options, seed=seed), range(1, 8))
+        rng = random.Random(seed)
+        for _ in range(2000):
+            if state.history:
+                break
+            offered = [action for action in talmut.legal_actions(state, 0) if action["type"] != "resign"]
+            if offered:
+                state, _ = talmut.apply(state, 0, offered[0])
+                continue
+            to_act = sorted(talmut.to_act(state), key=lambda seat: seat == state.turn)  # optional-only seats first
+            state, _ = talmut.apply(state, *next(
+                (seat, action) for seat in to_act
+                if (action := choose_action(seat_view("talmut", state, seat), "easy", random.Random(rng.random())))))
+        assert [entry.round for entry in state.history] == [1], f"seed {seed}: round 1 still going"
