@@ -11,6 +11,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import uuid
@@ -18,6 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine import GAMES
 from service.app import create_app
@@ -185,6 +187,23 @@ def test_the_site_loads_nothing_from_another_host(site: Path):
             if remote.search(path.read_text(encoding="utf-8"))} == {}
     styles = "".join(path.read_text(encoding="utf-8") for path in site.rglob("*.css"))
     assert re.findall(r"@import\s+url\([\"']?https?:", styles) == []
+
+
+def test_the_alerts_are_prometheus_rules_on_the_metrics_the_service_exports(tmp_path: Path):
+    metrics = (REPO / "docs" / "operations" / "metrics.md").read_text()
+    exported = set(re.findall(r"^\| `(cardroom_\w+)`", metrics, re.MULTILINE))
+    rules = re.search(r"\n## Alerts\n.*?```yaml\n(.*?)```", metrics, re.DOTALL).group(1)
+    expressions = [rule["expr"] for group in yaml.safe_load(rules)["groups"] for rule in group["rules"]]
+    assert len(expressions) >= 5
+    used = {re.sub(r"_bucket$", "", name) for expr in expressions for name in re.findall(r"cardroom_\w+", expr)}
+    assert used <= exported, used - exported
+    promtool = shutil.which("promtool")
+    if promtool is None:  # .ci/run installs it (Debian's prometheus); without it the check above stands alone
+        pytest.skip("promtool not installed: `apt-get install prometheus` (its promtool) checks the rules")
+    (tmp_path / "rules.yml").write_text(rules)
+    checked = subprocess.run([promtool, "check", "rules", str(tmp_path / "rules.yml")], capture_output=True, text=True,
+                             timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_the_server_serves_the_built_guide_at_guide(site: Path):
