@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import config, cors, docs, errors, http_metrics, limits, logs, ratelimit
+from service import config, cors, docs, errors, guide, http_metrics, limits, logs, ratelimit
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
@@ -44,6 +44,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)
+    guide.init_app(app)
     cors.init_app(app)
     app.register_blueprint(web.blp)  # the browser table: pages, not API operations, so not in the spec
     errors.register(app)

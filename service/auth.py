@@ -1,4 +1,4 @@
-"""Player tokens on the wire: `Authorization: Bearer <token>` to a seat of one game (shared/API.md "Identity").
+"""Player tokens on the wire: `Authorization: Bearer <token>` to a seat of one game (docs/API.md "Identity").
 
 The server keeps only each token's hash (`service.store.hash_token`); a request without an `Authorization`
 header is a spectator. A seat's access is the token that holds it now (issue 43, docs/api-additions.md): a token
@@ -20,7 +20,7 @@ from service.extensions import services
 from service.store import GameRecord, hash_token, seat_for_hash
 
 PRESENCE_SECONDS = 10
-"""A seat's `last_seen` is written at most once per this many seconds (shared/API.md presence)."""
+"""A seat's `last_seen` is written at most once per this many seconds (docs/API.md presence)."""
 MARKS_KEPT = 10_000
 """How many seats' latest presence marks one process remembers (`mark_present`), the oldest dropped first."""
 _marked: OrderedDict[tuple[str, str, int], float] = OrderedDict()

@@ -1,4 +1,4 @@
-"""Game clocks (shared/API.md `options.clock`): a per-turn limit and a Fischer time bank, the same for every game.
+"""Game clocks (docs/API.md `options.clock`): a per-turn limit and a Fischer time bank, the same for every game.
 
 No rules file has a clock, so the service keeps them, outside the game modules. A clock runs only for the seats
 that **must** act (`charged_seats`): a human seat in `to_act` with a legal action it is waited for. A seat listed

@@ -44,8 +44,10 @@ def from_environment() -> dict[str, Any]:
         "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
         # no badge fetched from swagger.io's online validator: the page asks nothing of another host
         "OPENAPI_SWAGGER_UI_CONFIG": {"validatorUrl": None},
+        # the built documentation site (`mkdocs build` writes it to site/ of the clone), served at /guide/
+        "GUIDE_DIR": os.environ.get("GUIDE_DIR", "site"),
         "API_SPEC_OPTIONS": {
-            "info": {"description": "An HTTP game server for turn-based card games. Contract: shared/API.md."},
+            "info": {"description": "An HTTP game server for turn-based card games. Contract: docs/API.md."},
             # relative: the server the spec was fetched from (Swagger UI's Try it out, generated clients' default)
             "servers": [{"url": "/", "description": "the server that serves this document"}],
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},

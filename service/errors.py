@@ -1,4 +1,4 @@
-"""The one map from failures to HTTP errors, and the error envelope (shared/API.md "Actions and errors").
+"""The one map from failures to HTTP errors, and the error envelope (docs/API.md "Actions and errors").
 
 Every error body is flask-smorest's envelope plus a stable machine-readable `error`:
 `{"code": 422, "status": "Unprocessable Entity", "error": "illegal_action", "message": "6H does not beat 9H"}`.

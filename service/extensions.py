@@ -34,7 +34,7 @@ UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")  # as service/ratelimit.py
 
 
 class ErrorSchema(ma.Schema):
-    """An error body (shared/API.md "Actions and errors")."""
+    """An error body (docs/API.md "Actions and errors")."""
 
     code = ma.fields.Integer(required=True, metadata={"description": "HTTP status code", "example": 422})
     status = ma.fields.String(
@@ -42,7 +42,7 @@ class ErrorSchema(ma.Schema):
     )
     error = ma.fields.String(
         required=True,
-        metadata={"description": "stable machine-readable code (shared/API.md)", "example": "illegal_action"},
+        metadata={"description": "stable machine-readable code (docs/API.md)", "example": "illegal_action"},
     )
     message = ma.fields.String(
         required=True, metadata={"description": "what went wrong, for a person", "example": "6H does not beat 9H"}

@@ -8,7 +8,7 @@ stream (its client reconnects with `Last-Event-ID`, to another process), so no c
 gunicorn parses the request line and the headers itself and answers what it cannot take with a short HTML page
 (`gunicorn.workers.base.Worker.handle_error`, which the gevent worker calls for any error while it reads a
 request): beyond its limits of service/gunicorn_conf.py, a malformed line or header, a refused transfer coding.
-`GeventWorker.handle_error` answers those with the envelope of service/errors.py instead (shared/API.md's error
+`GeventWorker.handle_error` answers those with the envelope of service/errors.py instead (docs/API.md's error
 table: 414 and 431 `invalid_request`, and 400 `invalid_request` for the rest, a refused transfer coding
 included, which gunicorn answers 501), closing the connection as gunicorn does. gunicorn also calls it for a
 malformed chunk in the unread rest of a body it discards after the answer: that request is not answered twice.
@@ -50,7 +50,7 @@ LEFT_TO_GUNICORN = (
     errors.InvalidResponseHeader,  # the app's own bad header: a 500, as gunicorn answers it
     errors.InvalidResponseHeaderName,
     errors.ConfigurationProblem,  # gunicorn's settings, not the client: 500
-    errors.ExpectationFailed,  # 417 to an `Expect` other than 100-continue: no code of shared/API.md's table
+    errors.ExpectationFailed,  # 417 to an `Expect` other than 100-continue: no code of docs/API.md's table
     errors.ForbiddenProxyRequest,  # 403 to a PROXY line from an address not allowed to send one (not enabled here)
 )
 

@@ -1,4 +1,4 @@
-"""The `Idempotency-Key` protocol of `POST /v1/games/{game_id}/actions` (shared/API.md "Actions and errors").
+"""The `Idempotency-Key` protocol of `POST /v1/games/{game_id}/actions` (docs/API.md "Actions and errors").
 
 A key belongs to one seat of one game: a repeat from the same seat with the same body gets the first response and
 applies nothing; the same key from another seat is another request (keys are scoped per seat, so one seat can

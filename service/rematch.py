@@ -1,4 +1,4 @@
-"""Rematch (shared/API.md `POST /v1/games/{game_id}/rematch`): the same setup again, created once per finished game.
+"""Rematch (docs/API.md `POST /v1/games/{game_id}/rematch`): the same setup again, created once per finished game.
 
 The first seated player to ask creates the new game, then links it from the old one with a compare-and-set write
 (`rematch: {game_id}` and a `rematch` event); a player whose link lost that race deletes the game it made and

@@ -1,6 +1,6 @@
 """Who sits where: the seats of a new game, taking an open seat (with a private game's invitation), and leaving.
 
-shared/API.md "Seats", "Leaving" and "Private games". Each step is one compare-and-set write through
+docs/API.md "Seats", "Leaving" and "Private games". Each step is one compare-and-set write through
 `turns.record_change` (or `turns.play` for a resignation); `retried` runs it again on a state that changed
 meanwhile. Flask-free: the routes map the exceptions here to HTTP errors (service/errors.py).
 """
@@ -134,7 +134,7 @@ def sit(
 
 
 def leave(store: GameStore, queues: Queues, record: GameRecord, seat: int) -> dict[str, Any]:
-    """`seat` leaves `record`: `{"game_id", "seat", "outcome", "version"}` (shared/API.md "Leaving").
+    """`seat` leaves `record`: `{"game_id", "seat", "outcome", "version"}` (docs/API.md "Leaving").
 
     Waiting: the seat is open again, or the game is deleted when no other player sits in it (`outcome`
     "seat_freed" / "game_deleted", `version` None). A private game's seat gives back the invitation code that

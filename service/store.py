@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 
 class Status(StrEnum):
-    """A game's status (shared/API.md "Game lifecycle"): stored and sent as its string value."""
+    """A game's status (docs/API.md "Game lifecycle"): stored and sent as its string value."""
 
     WAITING = "waiting"  # some human seat is open
     ACTIVE = "active"
@@ -61,7 +61,7 @@ STATUSES = tuple(Status)
 
 # One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
 # write the record, append the events, renew the game's lifetime (ARGV[4] seconds, README "Limits and lifetimes";
-# its events and presence hash too: EXPIRE leaves a missing key missing), publish (shared/API.md versions). Nothing
+# its events and presence hash too: EXPIRE leaves a missing key missing), publish (docs/API.md versions). Nothing
 # is half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster.
 # 0: another version; -1: the deadline passed.
 _COMPARE_AND_SET = """
@@ -695,7 +695,7 @@ class GameStore:
         index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
         first entry past its expiry time, as all below it are too. An entry whose game is gone (expired since) or
         has another status (an index write lost to an outage) is put right and skipped. Private games are in
-        indexes of their own, never read here (shared/API.md: a private game is never listed).
+        indexes of their own, never read here (docs/API.md: a private game is never listed).
         """
         index = self.index_key(status, game)
         now = time.time()

@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 
 
 class GameNotStarted(Exception):
-    """An action sent to a game that is still waiting for players (shared/API.md errors: 409 game_not_started)."""
+    """An action sent to a game that is still waiting for players (docs/API.md errors: 409 game_not_started)."""
 
 
 def make_queue(connection: redis.Redis, name: str) -> Queue:
@@ -99,7 +99,7 @@ def create_game(
     A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
     open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
     `rematch_of` names the finished game whose rematch this is (service/rematch.py).
-    shared/API.md "Resources".
+    docs/API.md "Resources".
 
     Raises:
         UnknownGame: no such game.
@@ -163,12 +163,12 @@ def play(
     (service/game_metrics.py `count_action`).
 
     Raises:
-        GameFinished: the game has a result (shared/API.md errors, 409).
+        GameFinished: the game has a result (docs/API.md errors, 409).
         GameNotStarted: the game is waiting for players (409).
         NotYourTurn: `seat` may not act now.
         IllegalAction: the rules forbid `action` now.
         ClockRanOut: the seat's clock ran out before this move of its own (not a resignation) was stored; nothing
-            was changed, its timeout comes (shared/API.md `options.clock`).
+            was changed, its timeout comes (docs/API.md `options.clock`).
         VersionConflict: another write landed first; nothing was changed.
     """
     if record.status == Status.FINISHED:
@@ -327,7 +327,7 @@ def job_is_live(job: Job, queue: Queue, stale_seconds: float) -> bool:
 def pending_ai(queues: Queues, record: GameRecord, stale_seconds: float | None = None) -> list[int]:
     """AI seats to act whose job for the current version is queued or run by a live worker (`pending_ai`).
 
-    shared/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`), nor a missing one once
+    docs/API.md "The view"; a job left by a dead worker is not pending (`job_is_live`), nor a missing one once
     the version is `stale_seconds` old (`_turn_is_live`).
     """
     stale = stale_seconds if stale_seconds is not None else lifetimes()["AI_JOB_STALE_SECONDS"]

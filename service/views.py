@@ -1,4 +1,4 @@
-"""The API view of a game for one viewer (shared/API.md "The view"), built from a stored record.
+"""The API view of a game for one viewer (docs/API.md "The view"), built from a stored record.
 
 Flask-free: the worker builds an AI seat's view with the same function, so an AI sees exactly what a
 human in that seat would see.

@@ -1,4 +1,5 @@
-"""The committed spec (openapi/openapi.json) equals what the app serves; regenerate with the README's command."""
+"""The committed spec (openapi/openapi.json) equals what the app serves; regenerate with the command of
+docs/development.md."""
 
 from __future__ import annotations
 
@@ -142,19 +143,19 @@ def test_views_are_a_one_of_per_game_discriminated_by_game():
     assert body == {"anyOf": [{"$ref": f"#/components/schemas/{camel(game_id)}Action"} for game_id in GAMES]}
 
 
-# How each popular client sees a 304: the README's "Nothing new yet" lists one line for each.
+# How each popular client sees a 304: the guide's "Nothing new yet" (docs/playing.md) lists one line for each.
 CLIENTS_OF_A_304 = ("curl", "requests", "httpx", "fetch", "axios", "openapi-python-client", "openapi-fetch",
                     "openapi-generator")
 
 
 def test_a_long_poll_s_304_is_documented_as_nothing_new_yet():
-    """Issue 20 §5: every client library shows a 304 its own way; the spec and README say it is the normal answer."""
+    """Issue 20 §5: every client library shows a 304 its own way; the spec and the guide say it is the normal answer."""
     spec = json.loads(SPEC.read_text())
     not_modified = spec["paths"]["/v1/games/{game_id}"]["get"]["responses"]["304"]
     assert "nothing new yet" in not_modified["description"] and "content" not in not_modified
     assert set(not_modified["headers"]) == {"ETag"}
-    readme = (SPEC.parents[1] / "README.md").read_text()
-    section = readme.split("\n### Nothing new yet: 304\n", 1)[1].split("\n#", 1)[0]
+    playing = (SPEC.parents[1] / "docs" / "playing.md").read_text()
+    section = playing.split("\n### Nothing new yet: 304\n", 1)[1].split("\n#", 1)[0]
     lines = {client: [line for line in section.splitlines() if line.startswith(f"- {client}:")]
              for client in CLIENTS_OF_A_304}
     assert {client: len(found) for client, found in lines.items()} == dict.fromkeys(CLIENTS_OF_A_304, 1)

@@ -64,7 +64,7 @@ def varying_with_the_token(response: Response) -> Response:
     return response
 
 
-# Headers in the spec (shared/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
+# Headers in the spec (docs/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
 ETAG_HEADER = {"description": "the game's version, quoted", "schema": {"type": "string", "example": '"17"'}}
 IF_MATCH = {
     "in": "header", "name": "If-Match", "required": False, "schema": {"type": "string", "example": '"17"'},

@@ -32,7 +32,7 @@ def describe(game_id: str) -> dict[str, Any]:
         "action_types": list(game.ACTIONS),
         "ai_levels": list(LEVELS[game_id]),
         "ai_level_details": [level_details(game_id, level) for level in LEVELS[game_id]],
-        "rules": f"shared/rules/{game_id}.md",
+        "rules": f"docs/rules/{game_id}.md",
         "rules_page": f"/rules/{game_id}",
     }
 

@@ -56,7 +56,7 @@ def _game_schema(game_id: str) -> type[OneOfSchema]:
     card_codes = [card.code for card in game.full_deck(game.parse_options({}))]
     # instances: marshmallow-oneofschema would build a class's instance anew for every action it sends
     variants = {kind: _variant(game_id, kind, dict(shape), card_codes)() for kind, shape in game.ACTIONS.items()}
-    description = f"An action of {game_id}: one of the view's legal_actions (shared/rules/{game_id}.md §4)."
+    description = f"An action of {game_id}: one of the view's legal_actions (docs/rules/{game_id}.md §4)."
     meta = type("Meta", (), {"description": description})
     return type(f"{_camel(game_id)}Action", (ActionSchema,), {"type_schemas": variants, "Meta": meta})
 

@@ -1,4 +1,4 @@
-"""`options.clock` of a create request (shared/API.md; the clock itself is service/clocks.py)."""
+"""`options.clock` of a create request (docs/API.md; the clock itself is service/clocks.py)."""
 
 from __future__ import annotations
 

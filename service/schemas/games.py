@@ -1,4 +1,4 @@
-"""Schemas of games, seats, views and events (shared/API.md "Resources", "The view")."""
+"""Schemas of games, seats, views and events (docs/API.md "Resources", "The view")."""
 
 from __future__ import annotations
 
@@ -471,7 +471,9 @@ class RulesSchema(ma.Schema):
                                  "does and its measured rating"},
     )
     rules = fields.String(
-        required=True, metadata={"description": "the specification's file in the Cardroom project (not served)"}
+        required=True,
+        metadata={"description": "the specification's file in the Cardroom repository (the guide: /guide/rules/...)",
+                  "example": "docs/rules/durak.md"},
     )
     rules_page = fields.String(
         required=True,

@@ -1,6 +1,6 @@
 """Each game's view `state` (the table as one viewer may see it), as the engine's `view` builds it.
 
-Card codes are rank then suit (`10H`, `QS`; shared/API.md "Cards"); a card the viewer may not see is null. The
+Card codes are rank then suit (`10H`, `QS`; docs/API.md "Cards"); a card the viewer may not see is null. The
 shapes are those of each rules file's §6 (`state`); tests/service/test_view_schemas.py checks that every key a
 real view has is declared here, since views are sent through these schemas.
 """
@@ -48,7 +48,7 @@ class TwoHandsSchema(ma.Schema):
 
 
 class DurakStateSchema(TwoHandsSchema):
-    """Durak's table (shared/rules/durak.md §6.4): public to all but `hand`, the viewer's own."""
+    """Durak's table (docs/rules/durak.md §6.4): public to all but `hand`, the viewer's own."""
 
     trump_suit = fields.String(required=True, metadata={"example": "H"})
     trump_card = card("the indicator, while in the stock", required=True, allow_none=True)
@@ -65,7 +65,7 @@ class DurakStateSchema(TwoHandsSchema):
 
 
 class SvoiKoziriStateSchema(TwoHandsSchema):
-    """Svoi Koziri's table (shared/rules/svoi_koziri.md §6.4): public to all but `hand`, the viewer's own."""
+    """Svoi Koziri's table (docs/rules/svoi_koziri.md §6.4): public to all but `hand`, the viewer's own."""
 
     step = fields.String(
         required=True, allow_none=True, metadata={"description": "choose_trump, lead, respond or play; null at the end"}
@@ -88,7 +88,7 @@ class TadmurRowSchema(ma.Schema):
 
 
 class TadmurStateSchema(ma.Schema):
-    """Tadmur's table (shared/rules/tadmur.md §6.4): public to all but `hand` and the viewer's own target."""
+    """Tadmur's table (docs/rules/tadmur.md §6.4): public to all but `hand` and the viewer's own target."""
 
     dealer = fields.Integer(required=True)
     turn = fields.Integer(required=True, allow_none=True)
@@ -114,7 +114,7 @@ class TalmutDrawnSchema(ma.Schema):
 
 
 class TalmutPowerSchema(ma.Schema):
-    """A power being used (shared/rules/talmut.md §3.7)."""
+    """A power being used (docs/rules/talmut.md §3.7)."""
 
     kind = fields.String(required=True)
     card = card(required=True)
@@ -147,7 +147,7 @@ class TalmutWindowSchema(ma.Schema):
         required=True,
         metadata={
             "description": "seats that made their one wrong match of this window and may not match again until "
-            "it closes (shared/rules/talmut.md §3.11), ascending."
+            "it closes (docs/rules/talmut.md §3.11), ascending."
         },
     )
 
@@ -160,7 +160,7 @@ class TalmutCallSchema(ma.Schema):
 
 
 class TalmutRoundSchema(ma.Schema):
-    """A scored round (shared/rules/talmut.md §5.7)."""
+    """A scored round (docs/rules/talmut.md §5.7)."""
 
     round = fields.Integer(required=True)
     caller = fields.Integer(required=True)
@@ -174,7 +174,7 @@ class TalmutRoundSchema(ma.Schema):
 
 
 class TalmutOptionsSchema(ma.Schema):
-    """The game's options (shared/rules/talmut.md §2.3), which every player knows."""
+    """The game's options (docs/rules/talmut.md §2.3), which every player knows."""
 
     deck_size = fields.Integer(required=True, metadata={"description": "40 or 48"})
     target = fields.Integer(required=True)
@@ -183,7 +183,7 @@ class TalmutOptionsSchema(ma.Schema):
 
 
 class TalmutStateSchema(ma.Schema):
-    """Talmut's table (shared/rules/talmut.md §6.7): a layout card shows only to the seats that know it."""
+    """Talmut's table (docs/rules/talmut.md §6.7): a layout card shows only to the seats that know it."""
 
     round = fields.Integer(required=True)
     dealer = fields.Integer(required=True)

@@ -1,8 +1,8 @@
 """A Python SDK generated from the committed spec plays a whole game of every game against the AI.
 
-As a user would (README "Generate an SDK"): openapi-python-client turns openapi/openapi.json into the package
-`cardroom_client`, and the games below use only that package (its models and its httpx client) against the e2e
-stack. The generator runs with `--fail-on-warning`, so a spec it only half understands fails here too.
+As a user would (the guide's "Generate an SDK", docs/sdks.md): openapi-python-client turns openapi/openapi.json into
+the package `cardroom_client`, and the games below use only that package (its models and its httpx client) against
+the e2e stack. The generator runs with `--fail-on-warning`, so a spec it only half understands fails here too.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.e2e.stack import REPO, Stack, StallGuard
 
 pytestmark = pytest.mark.e2e
 
-# The README's command ("Generate an SDK"), run from the repository root.
+# The guide's command (docs/sdks.md), run from the repository root.
 GENERATE = ["generate", "--path", "openapi/openapi.json", "--meta", "setup", "--output-path", "cardroom-client"]
 WAIT_SECONDS = 5
 # Shorter games where the rules allow it: Talmut to 10 points, with a short matching pause (talmut.md §3.18).
@@ -40,7 +40,7 @@ NEVER = {"resign", "match", "withdraw"}
 
 @pytest.fixture(scope="module")
 def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """`cardroom_client`, generated with the README's command and imported from where it was generated."""
+    """`cardroom_client`, generated with the guide's command and imported from where it was generated."""
     out = tmp_path_factory.mktemp("sdk") / "cardroom-client"
     command = [sys.executable, "-m", "openapi_python_client", *GENERATE[:-1], str(out), "--fail-on-warning"]
     generated = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -160,9 +160,8 @@ def test_generated_models_round_trip_a_legal_action(sdk: ModuleType) -> None:
 
 
 def test_the_readme_commands_and_example_play_durak(sdk: ModuleType, stack: Stack) -> None:
-    """README "Generate an SDK": the generate command is the one the fixture ran; the example plays to the end."""
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("\n## Generate an SDK\n", 1)[1].split("\n## ", 1)[0]
+    """docs/sdks.md: the generate command is the one the fixture ran; the example plays to the end."""
+    section = (REPO / "docs" / "sdks.md").read_text()
     commands = re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1).splitlines()
     assert commands == [
         "pip install openapi-python-client && openapi-python-client " + " ".join(GENERATE),
@@ -174,14 +173,14 @@ def test_the_readme_commands_and_example_play_durak(sdk: ModuleType, stack: Stac
     # A script leaves closing its HTTP connections to the interpreter's exit; here that is the garbage collector.
     with contextlib.redirect_stdout(printed), warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
-        exec(compile(example.replace("http://127.0.0.1:8000", stack.base_url), "README.md", "exec"), namespace)
+        exec(compile(example.replace("http://127.0.0.1:8000", stack.base_url), "docs/sdks.md", "exec"), namespace)
         namespace.clear()
         gc.collect()
     assert "'winners'" in printed.getvalue()
 
 
 def test_a_long_poll_with_nothing_new_looks_as_the_readme_says(sdk: ModuleType, stack: Stack) -> None:
-    """README "Nothing new yet: 304": the lines for requests, httpx and openapi-python-client hold."""
+    """docs/playing.md "Nothing new yet: 304": the lines for requests, httpx and openapi-python-client hold."""
     import httpx
     import requests
 

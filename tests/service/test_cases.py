@@ -1,6 +1,8 @@
-"""Play every executable case (shared/cases/*.json, format in its README) through the HTTP API.
+"""Play every executable case through the HTTP API: the repository's own (tests/cases/*.json) and, where the checkout
+has the team's shared folder (tests/shared.py), its cases (`CARDROOM_CASES`, default its cases/; format in its
+README).
 
-Our own examples in tests/cases/ run through the same runner. New files are picked up without code changes;
+Both run through the same runner. New files are picked up without code changes;
 a case for a game that does not exist yet is skipped with that reason.
 """
 
@@ -14,9 +16,10 @@ from typing import Any
 import pytest
 
 from engine import GAMES
+from tests.shared import SHARED
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_CASES = Path(os.environ.get("CARDROOM_CASES", REPO.parent / "shared" / "cases"))
+SHARED_CASES = Path(os.environ.get("CARDROOM_CASES", SHARED / "cases"))
 CASE_FILES = sorted(SHARED_CASES.glob("*.json")) + sorted((REPO / "tests" / "cases").glob("*.json"))
 
 

@@ -1,4 +1,4 @@
-// The Cardroom HTTP API (shared/API.md) and nothing else: every request the page makes goes through this module,
+// The Cardroom HTTP API (docs/API.md) and nothing else: every request the page makes goes through this module,
 // so the page proves that a front end needs no more than any other client gets.
 
 export class ApiError extends Error {

@@ -1,4 +1,4 @@
-// Durak (shared/rules/durak.md): both hands, the stock with the trump card under it, the discard pile, the bout's
+// Durak (docs/rules/durak.md): both hands, the stock with the trump card under it, the discard pile, the bout's
 // attack/defence pairs, take and done.
 
 import { suitSymbol, t } from "../i18n.js";

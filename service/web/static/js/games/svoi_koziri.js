@@ -1,4 +1,4 @@
-// Svoi Koziri (shared/rules/svoi_koziri.md): each player's own trump (chosen first), the face-up pile with its top
+// Svoi Koziri (docs/rules/svoi_koziri.md): each player's own trump (chosen first), the face-up pile with its top
 // card and size, both hands, lead / beat / play / take.
 
 import { suitSymbol, t } from "../i18n.js";

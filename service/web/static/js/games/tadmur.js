@@ -1,4 +1,4 @@
-// Tadmur (shared/rules/tadmur.md): both rows (starter, placed chain, empty spaces, face-down target), the hand,
+// Tadmur (docs/rules/tadmur.md): both rows (starter, placed chain, empty spaces, face-down target), the hand,
 // guessing the rank of the other target, passing.
 
 import { t } from "../i18n.js";

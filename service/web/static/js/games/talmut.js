@@ -1,4 +1,4 @@
-// Talmut (shared/rules/talmut.md): every seat's face-down layout with the cards this seat knows, stock and discard
+// Talmut (docs/rules/talmut.md): every seat's face-down layout with the cards this seat knows, stock and discard
 // pile, the drawn card, the powers' choices of seats and cards, matching out of turn, calling and withdrawing,
 // round scores and totals. Spanish cards.
 
