@@ -28,10 +28,7 @@ def random_action(view: SeatView, rng: random.Random) -> Action:
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).
     """
-    playable = search.playable_actions(view)
-    if not playable:
-        raise ValueError("no legal action to choose from")
-    return rng.choice(playable)
+    return rng.choice(search.actions_to_choose_from(view))
 
 
 SEARCH_HOOKS: Mapping[str, SearchHooks[Any]] = {

@@ -10,7 +10,7 @@ from engine.ai import durak_playout
 from engine.ai.costs import rank, trump_cost
 from engine.ai.durak_playout import keeps_trump
 from engine.ai.durak_reading import Reading, read_opponent
-from engine.ai.search import SearchHooks, solve_exactly
+from engine.ai.search import SearchHooks, actions_to_choose_from, solve_exactly
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games import durak
@@ -42,9 +42,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).
     """
-    actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
-    if not actions:
-        raise ValueError("no legal action to choose from")
+    actions = actions_to_choose_from(view)
     solved = solve_exactly(SEARCH, view, EASY_SOLVE_MOVES)
     if solved is not None and solved.keeping_move is not None:
         return solved.keeping_move

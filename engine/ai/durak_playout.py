@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 from engine.ai.costs import trump_cost
-from engine.ai.search import heads_up_rewards
+from engine.ai.heads_up_playout import heads_up_rewards, play_out
 from engine.ai.solver import Solution, walk
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_36_NUMBER_OF_CODE, FRENCH_SUITS
@@ -162,9 +162,10 @@ class Position:
         twin.drawn_by, twin.over, twin.loser, twin._start = self.drawn_by, self.over, self.loser, self._start
         return twin
 
-    def rewards(self) -> list[float]:
-        """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw; only asked once `over`."""
-        return heads_up_rewards(None if self.loser is None else 1 - self.loser)
+    @property
+    def winner(self) -> Seat | None:
+        """The seat that won (None: a draw); only asked once `over`."""
+        return None if self.loser is None else 1 - self.loser
 
     def state(self) -> DurakState:
         """The same game as a `DurakState` (the first attack and the seed kept from the state it was built of)."""
@@ -215,7 +216,7 @@ class _Solving:
 
     @staticmethod
     def reward(position: Position, me: Seat) -> float | None:
-        return position.rewards()[me] if position.over else None
+        return heads_up_rewards(position.winner)[me] if position.over else None
 
     @staticmethod
     def mover(position: Position) -> Seat:
@@ -269,6 +270,7 @@ def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int
     """Play `state` on by the playout policy: (rewards per seat, moves played); ½ each if cut off at `limit` moves.
 
     The search's `SearchHooks.playout` (engine/ai/search.py); `start`, the search's sampled root, is not needed.
+    The loop and the rewards are `heads_up_playout.play_out`'s.
 
     The policy is a mixture, one rule set per seat per playout: a seat plays `easy`'s rules without its endgame
     solving (`easy_move`) when bit `seat` of the sampled state's seed is set, else the `lowest` bot's
@@ -286,16 +288,16 @@ def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int
     position = Position(state)
     policies = [easy_move if state.seed >> seat & 1 else lowest_move for seat in (0, 1)]
     cost = _COST[position.trump]
-    for played in range(limit):
-        if position.over:
-            return position.rewards(), played
+
+    def step() -> None:
         moves = position.moves()
         if rng.random() < EXPLORE:
             move = rng.choice(moves)
         else:
             move = policies[position.mover()](position, moves, cost)
         position.play(move)
-    return (position.rewards() if position.over else [0.5, 0.5]), limit
+
+    return play_out(position, step, limit)
 
 
 def lowest_move(position: Position, moves: list[int], cost: tuple[int, ...]) -> int:

@@ -138,19 +138,21 @@ Playout = Callable[[StateT, StateT, random.Random, int], tuple[list[float], int]
 """A whole playout on a game's fast path: `(state, start, rng, limit) -> (rewards per seat, moves played)`."""
 
 
-def heads_up_rewards(winner: Seat | None) -> list[float]:
-    """A finished two-seat game's rewards per seat, as the search credits them: 1 for `winner`, 0 for the other.
-
-    `winner` None is a draw: ½ each. The fast paths of the two-seat games (engine/ai/<game>_playout.py) end with it.
-    """
-    if winner is None:
-        return [0.5, 0.5]
-    return [float(seat == winner) for seat in (0, 1)]
-
-
 def playable_actions(view: SeatView) -> list[Action]:
     """Every legal action of the view but `resign`: the root moves a search weighs unless its game says otherwise."""
     return [action for action in view["legal_actions"] if action["type"] != "resign"]
+
+
+def actions_to_choose_from(view: SeatView) -> list[Action]:
+    """`playable_actions`, at least one: what every level of every game first asks of its view.
+
+    Raises:
+        ValueError: the seat has no legal action besides `resign` (it is not to act).
+    """
+    playable = playable_actions(view)
+    if not playable:
+        raise ValueError("no legal action to choose from")
+    return playable
 
 
 @dataclass(frozen=True, slots=True)

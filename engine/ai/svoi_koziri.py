@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 
 from engine.ai import svoi_koziri_playout
-from engine.ai.search import Playout, SearchHooks
+from engine.ai.search import Playout, SearchHooks, actions_to_choose_from
 from engine.ai.svoi_koziri_playout import easy_card
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS, Card, suit_then_rank
@@ -31,9 +31,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).
     """
-    actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
-    if not actions:
-        raise ValueError("no legal action to choose from")
+    actions = actions_to_choose_from(view)
     kind = actions[0]["type"]
     if kind in ("choose_trump", "take"):
         return rng.choice(actions)

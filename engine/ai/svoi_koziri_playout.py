@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from engine.ai.costs import lay_value, trump_cost
-from engine.ai.search import heads_up_rewards
+from engine.ai.heads_up_playout import play_out
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_36_NUMBER_OF_CODE, FRENCH_SUITS, Card
 from engine.games.svoi_koziri import (
@@ -214,10 +214,6 @@ class Position:
         self.winner = winner
         self.step = None
 
-    def rewards(self) -> list[float]:
-        """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw (§5.2); only asked once `over`."""
-        return heads_up_rewards(self.winner)
-
     def state(self) -> SvoiKoziriState:
         """The same game as a `SvoiKoziriState` (the seed kept from the state it was built of)."""
         start = self._start
@@ -323,7 +319,7 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, 
     """Play `state` on by the playout policy: (rewards per seat, moves played); `estimate` if cut off at `limit`.
 
     The search's playout (engine/ai/search.py; engine/ai/svoi_koziri.py `prepare_playout` binds `opponent`);
-    `start`, the search's sampled root, is not needed.
+    `start`, the search's sampled root, is not needed. The loop and the rewards are `heads_up_playout.play_out`'s.
 
     The policy (module docstring): first one `random()` chooses how this playout lays (`CHEAPEST_SHARE`); then on a
     trump choice or a take (the only move then) a uniform move; otherwise one time in `1 / EXPLORE` a uniform card,
@@ -341,9 +337,8 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, 
     if opponent is not None:
         steady, lays_cheapest = opponent
         ways[steady] = rng.random() < CHEAPEST_SHARE if lays_cheapest is None else lays_cheapest
-    for played in range(limit):
-        if position.over:
-            return position.rewards(), played
+
+    def step() -> None:
         moves = position.moves()
         seat = position.turn
         if moves[0] >= TAKE or (seat != steady and rng.random() < EXPLORE):
@@ -352,6 +347,5 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, 
             responding = position.step is Step.RESPOND
             move = rule_move(moves, responding, position.trumps[seat], position.trumps[1 - seat], ways[seat])
         position.play(move)
-    if position.over:
-        return position.rewards(), limit
-    return estimate([len(hand) for hand in position.hands]), limit
+
+    return play_out(position, step, limit, lambda: estimate([len(hand) for hand in position.hands]))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.ai import tadmur_playout
-from engine.ai.search import Playout, SearchHooks
+from engine.ai.search import Playout, SearchHooks, actions_to_choose_from, playable_actions
 from engine.ai.tadmur_playout import CYCLE, reachable
 from engine.ai.view import SeatView
 from engine.games import tadmur as tadmur_game
@@ -81,9 +81,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     Raises:
         ValueError: the seat has no legal action besides `resign` (it is not to act).
     """
-    actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
-    if not actions:
-        raise ValueError("no legal action to choose from")
+    actions = actions_to_choose_from(view)
     by_type: dict[str, list[Action]] = {}
     for action in actions:
         by_type.setdefault(action["type"], []).append(action)
@@ -322,7 +320,7 @@ def root_actions(view: SeatView) -> list[Action]:
     weighed as the samples are drawn (`target_weights`, which reads the opponent's passes in `view["history"]`;
     ties go to the first in rank order).
     """
-    actions = [action for action in view["legal_actions"] if action["type"] != "resign"]
+    actions = playable_actions(view)
     guesses = [action for action in actions if action["type"] == "guess"]
     if not guesses:
         return actions

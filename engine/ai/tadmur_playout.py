@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.ai.search import heads_up_rewards
+from engine.ai.heads_up_playout import play_out
 from engine.cards import Card
 from engine.games.tadmur import RANKS, Reason, Row, TadmurState, adjacent, full_deck, hand_order, parse_options
 from engine.protocol import Action, Seat
@@ -173,10 +173,6 @@ class Position:
         self.winner = winner
         self.reason = reason
 
-    def rewards(self) -> list[float]:
-        """Per seat: 1 for the winner, 0 for the loser, ½ each in a draw; only asked once `over`."""
-        return heads_up_rewards(self.winner)
-
     def state(self) -> TadmurState:
         """The same game as a `TadmurState` (the starters and the seed kept from the state it was built of)."""
         rows = tuple(
@@ -247,11 +243,8 @@ def playout(state: TadmurState, rates: Sequence[float], rng: random.Random, limi
 
     `rates` are the seats' guess rates (engine/ai/tadmur.py `prepare_playout`, which makes this the search's
     `SearchHooks.prepare_playout`). It draws from `rng` exactly as the search's loop over the public rules would
-    with the same policy, so the search's recorded choices hold (tests/engine/search_choices.json).
+    with the same policy, so the search's recorded choices hold (tests/engine/search_choices.json). The loop and
+    the rewards are `heads_up_playout.play_out`'s.
     """
     position = Position(state)
-    for played in range(limit):
-        if position.over:
-            return position.rewards(), played
-        position.play(choose(position, rates, rng))
-    return (position.rewards() if position.over else [0.5, 0.5]), limit
+    return play_out(position, lambda: position.play(choose(position, rates, rng)), limit)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai import talmut_playout
-from engine.ai.search import SearchHooks
+from engine.ai.search import SearchHooks, actions_to_choose_from, playable_actions
 from engine.ai.view import SeatView
 from engine.games import talmut as talmut_game
 from engine.games.talmut import Phase, PowerKind
@@ -45,9 +45,7 @@ def random_level(view: SeatView, rng: random.Random) -> Action | None:
     Raises:
         ValueError: the seat has no legal action besides `resign`.
     """
-    playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
-    if not playable:
-        raise ValueError("no legal action to choose from")
+    playable = actions_to_choose_from(view)
     if all(action["type"] in _OPTIONAL for action in playable) and rng.random() >= OPTIONAL_CHANCE:
         return None
     return rng.choice(playable)
@@ -118,16 +116,15 @@ def easy(view: SeatView, rng: random.Random) -> Action | None:
     Raises:
         ValueError: the seat has no legal action besides `resign`.
     """
+    playable = actions_to_choose_from(view)
     table = _Table(view)
-    if not any(action["type"] != "resign" for action in table.legal):
-        raise ValueError("no legal action to choose from")
     sure = _sure_matches(table)
     if sure:
         return sure[0]
     withdrawn = {"type": "withdraw"} in table.legal and not stock_spent(table.state)
     if withdrawn and table.estimate() >= WITHDRAW_ESTIMATE:
         return {"type": "withdraw"}
-    if all(action["type"] in _OPTIONAL for action in table.legal):
+    if all(action["type"] in _OPTIONAL for action in playable):
         return None
     phase = table.state["phase"]
     choice = {"draw": _start_turn, "decide": _decide, "power": _power, "exchange": _exchange}[phase](table)
@@ -381,7 +378,7 @@ def search_first(view: SeatView, rng: random.Random) -> Action | None | str:
     opinion (easy's) would take it back, so that two search seats could call and withdraw in turn for ever (each
     call lifts the other's bar, talmut.md §3.15).
     """
-    playable = [action for action in view["legal_actions"] if action["type"] != "resign"]
+    playable = playable_actions(view)
     if playable and all(action["type"] in _OPTIONAL for action in playable):
         sure = _sure_matches(_Table(view))
         return sure[0] if sure else None

@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from engine.ai.heads_up_playout import heads_up_rewards
 from engine.protocol import Action, Game
 
 Choose = Callable[[Any, list[Action], random.Random], int]
@@ -58,7 +59,7 @@ def play_both(
     for _ in range(moves):
         if game.result(state) is not None:
             assert position.over
-            assert position.rewards() == rewards(game, state)
+            assert heads_up_rewards(position.winner) == rewards(game, state)
             break
         assert not position.over
         assert {position.mover()} == game.to_act(state)
