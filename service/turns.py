@@ -196,8 +196,8 @@ def play(
     # resignation loses at least as much as the timeout would, so leaving always works
     own_move = by_clock is None and action["type"] != "resign"
     deadline = clocks.deadlines(record).get(seat) if own_move else None
-    store.save(new_record, record.version, stored, deadline=deadline,
-               also=lambda pipe: count_action(pipe, store.prefix, record.game, action["type"], notes, decision))
+    store.save(new_record, record.version, stored, deadline=deadline, previous_status=record.status)
+    count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queues, new_record)
     return new_record
 

@@ -128,9 +128,11 @@ def _what_the_body_is(body: Any) -> str:
 
 
 def reading_extras(record: GameRecord) -> tuple[list[int], dict[int, float]]:
-    """What a view adds to `record` when it is read: `pending_ai` (from the queue) and each seat's last request."""
-    pending = pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"])
-    return pending, services().store.last_seen(record.game_id)
+    """What a view adds to `record` when it is read: `pending_ai` (from the queue) and each seat's last request.
+
+    The presence is the one read with the record (`GameRecord.last_seen`): no round trip of its own.
+    """
+    return pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"]), record.last_seen
 
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
