@@ -4,7 +4,8 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
 - `<prefix>:{<id>}:game`   hash: `version` (int), `record` (the JSON `GameRecord`) and `seen:<seat>`, the Unix time
   of the seat's last authenticated request (presence, `touch_seen`): one HGETALL reads the record and its presence
 - `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
-- `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
+- `<prefix>:{<id>}:idem:<sha256 of the token's hash and the key>`  a player's `Idempotency-Key`: claimed by the
+  write that applies its request (in the same step), then the request's first response, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py);
   on a Redis Cluster a sharded channel (SPUBLISH), served by the primary of the game's slot
 - `<prefix>:index:<status>` sorted set of public game ids, each scored by the Unix time its keys expire, for the lobby
@@ -39,7 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
@@ -63,7 +64,8 @@ class Status(StrEnum):
 STATUSES = tuple(Status)
 
 # One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
-# write the record, append the events, renew the game's lifetime (ARGV[4] seconds, README "Limits and lifetimes",
+# write the record, append the events, claim the request's Idempotency-Key (KEYS[4] holds ARGV[6] for ARGV[7]
+# seconds; none when ARGV[6] is ''), renew the game's lifetime (ARGV[4] seconds, README "Limits and lifetimes",
 # or '': `GameStore.save` renewed it a moment ago; its presence lives in the same hash), publish (shared/API.md
 # versions). Nothing is half-written: Lua scripts run
 # whole or not at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster. 0: another version; -1: the
@@ -76,7 +78,8 @@ if ARGV[5] ~= '' then
   if tonumber(now[1]) + tonumber(now[2]) / 1000000 >= tonumber(ARGV[5]) then return -1 end
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-if #ARGV >= 6 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 6)) end
+if #ARGV >= 8 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 8)) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'EX', ARGV[7]) end
 if ARGV[4] ~= '' then
   redis.call('EXPIRE', KEYS[1], ARGV[4])
   redis.call('EXPIRE', KEYS[2], ARGV[4])
@@ -115,6 +118,18 @@ _SEEN = b"seen:"
 STORE_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
 """What a failing Redis raises: redis-py's errors, and on a Redis Cluster also `RedisClusterException` (not a
 `RedisError`: no node of the cluster answers, or a slot has no primary during a failover)."""
+
+
+class KeyClaim(NamedTuple):
+    """A request's `Idempotency-Key` claimed by the write that applies the request (`GameStore.save`).
+
+    `name` is its Redis key (`GameStore.idempotency_key`), `text` what it holds until the first response is kept
+    (service/idempotency.py), `seconds` how long the claim lasts if that never happens (a process that died).
+    """
+
+    name: str
+    text: str
+    seconds: int
 
 
 class VersionConflict(Exception):
@@ -541,7 +556,13 @@ class GameStore:
             GameNotFound: no such game.
         """
         started = time.monotonic()
-        record = _stored_record(cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "game"))), known)
+        return self._found(game_id, cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "game"))),
+                           known, started)
+
+    @staticmethod
+    def _found(game_id: str, game_hash: dict[bytes, bytes], known: GameRecord | None, started: float) -> GameRecord:
+        """The record of a game's hash read from monotonic time `started` on (`load`)."""
+        record = _stored_record(game_hash, known)
         if record is None:
             raise GameNotFound(game_id)
         record.read_at = started if record.read_at is None else max(record.read_at, started)
@@ -559,6 +580,7 @@ class GameStore:
         events: Sequence[dict[str, Any]],
         deadline: float | None = None,
         previous_status: str | None = None,
+        claim: KeyClaim | None = None,
     ) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
 
@@ -570,6 +592,9 @@ class GameStore:
         changes the status (or whose `previous_status` is unknown), and a move at least `RENEW_FRACTION` of that
         time after the last renewal. So a game lives at least 99% of its idle time (retention time) after its last
         write, and a move's step sends no EXPIRE (two commands) but once per 1.7 hours of a 7-day idle time.
+
+        `claim` is written in the same step as the move it applies: a repeat of the request that read the game
+        before it loses the version check, and one that reads it after finds the claim (`load_with_response`).
 
         `previous_status` is the status at `expected_version` (None: unknown). A game that was active and stays
         active keeps its index entries as they are: they were written when it became active, and a move rewriting
@@ -587,10 +612,11 @@ class GameStore:
         renew = previous_status != record.status or record.written_at - record.renewed_at >= ttl * RENEW_FRACTION
         if renew:
             record.renewed_at = record.written_at
-        keys = self.script_keys(record.game_id)["compare_and_set"]
+        keys = self.script_keys(record.game_id)["compare_and_set"] + ([claim.name] if claim else [])
         args = [
             str(expected_version), str(record.version), record.to_json(), str(ttl) if renew else "",
-            "" if deadline is None else repr(deadline), *[json.dumps(e) for e in events],
+            "" if deadline is None else repr(deadline), claim.text if claim else "", str(claim.seconds if claim else 0),
+            *[json.dumps(e) for e in events],
         ]
         if self.wait_replicas:
             written = self._write_and_wait(keys, args)
@@ -804,31 +830,33 @@ class GameStore:
         """Counter of how often a clock's timeout was scheduled again (worker/timeouts.py `revive_timeouts`)."""
         return self._key(game_id, f"timeout-revived:{version}:{seat}")
 
-    def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
-        return self._key(game_id, f"idem:{seat}:" + hashlib.sha256(key.encode()).hexdigest())
+    def idempotency_key(self, game_id: str, token_hash: str, key: str) -> str:
+        """The Redis key of `key`, an `Idempotency-Key` sent with the token whose hash is `token_hash`, in the game.
 
-    def reserve_response(
-        self, game_id: str, seat: int, key: str, fingerprint: str, ttl_seconds: int = 60
-    ) -> dict[str, Any] | None:
-        """Claim `seat`'s `Idempotency-Key` for the request `fingerprint` before applying it; None: claimed now.
-
-        Otherwise the key's record: the first response (`body` set), or `body` None while that request runs. A
-        claim lasts `ttl_seconds` (a request whose process died frees its key then); the response, once kept,
-        lasts `IDEMPOTENCY_TTL_SECONDS` (service/idempotency.py).
+        Scoped by the token, which holds one seat (`seat_for_hash`): known before the game is read, so that
+        `load_with_response` reads it with the record, and a seat's next player never meets the last one's keys.
         """
-        name = self._idempotency_key(game_id, seat, key)
-        claim = json.dumps({"request": fingerprint, "status": None, "body": None})
-        if self.client.set(name, claim, nx=True, ex=ttl_seconds):
-            return None
-        text = self.client.get(name)
-        return None if text is None else json.loads(text)
+        return self._key(game_id, "idem:" + hashlib.sha256(f"{token_hash}:{key}".encode()).hexdigest())
 
-    def release_response(self, game_id: str, seat: int, key: str) -> None:
-        """Drop the claim of a request that applied nothing (it was rejected), so the key can be used again."""
-        self.client.delete(self._idempotency_key(game_id, seat, key))
+    def load_with_response(
+        self, game_id: str, name: str, known: GameRecord | None = None
+    ) -> tuple[GameRecord, dict[str, Any] | None]:
+        """`load`, and what the `Idempotency-Key` `name` holds (None: nothing), in one round trip.
 
-    def remember_response(
-        self, game_id: str, seat: int, key: str, response: dict[str, Any], ttl_seconds: int
-    ) -> None:
-        """Keep the first response to `seat`'s `Idempotency-Key` for `ttl_seconds` (replacing its claim)."""
-        self.client.set(self._idempotency_key(game_id, seat, key), json.dumps(response), ex=ttl_seconds)
+        The record is read first: a request applied by a write after that read is found by the second read, the
+        write having claimed its key in the same step (`save`).
+
+        Raises:
+            GameNotFound: no such game.
+        """
+        started = time.monotonic()
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(self._key(game_id, "game"))
+            pipe.get(name)
+            game_hash, remembered = pipe.execute()
+        record = self._found(game_id, game_hash, known, started)
+        return record, None if remembered is None else json.loads(remembered)
+
+    def remember_response(self, name: str, response: dict[str, Any], ttl_seconds: int) -> None:
+        """Keep the first response to the `Idempotency-Key` `name` for `ttl_seconds` (replacing its claim)."""
+        self.client.set(name, json.dumps(response), ex=ttl_seconds)

@@ -132,3 +132,23 @@ def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(own_redis: 
         assert commands == (Counter({"incrby": 2, "expire": 2}) if sync == 0 else Counter({"incrby": 2}))
     assert counts.hit("address:a:5000/60:1", 60, end) == 4
     assert 0 < client.ttl("limits:ratelimit:address:a:5000/60:1") <= 61
+
+
+def test_an_idempotent_move_reads_its_key_with_the_game_and_claims_it_in_the_same_step(api: Api) -> None:
+    """The key is read with the record (one round trip, HGETALL then GET), claimed inside the compare-and-set
+    (SET), and the first response kept after (SET); a repeat reads both and replays; a rejected request leaves no
+    key behind."""
+    game_id, tokens = api.create_humans(deck=K1)
+    assert api.view(game_id, tokens[0]).status_code == 200
+    headers = {"Idempotency-Key": "move-1"}
+    first, commands = counted(api.connection, lambda: api.act(game_id, tokens[0], ATTACK, **headers))
+    assert first.status_code == 200
+    del commands["hincrby"]  # another test's batch of metrics (one flusher per process)
+    assert commands == Counter({"hgetall": 1, "get": 1, "evalsha": 1, "hget": 1, "hset": 1, "rpush": 1, "set": 2,
+                                "publish": 1})
+    again, commands = counted(api.connection, lambda: api.act(game_id, tokens[0], ATTACK, **headers))
+    assert (again.status_code, again.json) == (200, first.json)
+    assert commands == Counter({"hgetall": 1, "get": 1})
+    refused = api.act(game_id, tokens[0], ATTACK, **{"Idempotency-Key": "move-2"})  # the defender is to act
+    assert (refused.status_code, refused.json["error"]) == (403, "not_your_turn")
+    assert len(list(api.connection.scan_iter(match=f"moves:{{{game_id}}}:idem:*"))) == 1
