@@ -121,6 +121,7 @@ def human_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: int,
     played = [(seed, *new_human_game(base, TABLE, seed)[:2]) for seed in scripts]
     seated = [game_bytes(game, stack.prefix, game_id) for _, game_id, _ in played]
     session = requests.Session()
+    calls = command_calls(game)
     before = read(stack, game, queue)
     posts = 0
     for seed, game_id, tokens in played:
@@ -130,7 +131,9 @@ def human_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: int,
             assert answer.status_code == 200, answer.text
             posts += 1
     post = cost(before, read(stack, game, queue))
+    post_calls = command_calls(game) - calls
     finished = [game_bytes(game, stack.prefix, game_id) for _, game_id, _ in played]
+    calls = command_calls(game)
     before = read(stack, game, queue)
     gets = 0
     for seed, game_id, tokens in played:
@@ -139,6 +142,7 @@ def human_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: int,
             assert call(session, "GET", f"{base}/v1/games/{game_id}", headers=headers).status_code == 200
             gets += 1
     get = cost(before, read(stack, game, queue))
+    get_calls = command_calls(game) - calls
     growth = (sum(finished) - sum(seated)) / posts
     return [
         f"human moves: {posts} POSTs over {games} games; {gets} view GETs",
@@ -146,9 +150,16 @@ def human_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: int,
         f"game-Redis CPU, {1000 * post.web_cpu / posts:.2f} ms web CPU",
         f"  per GET:  {get.game_commands / gets:.1f} game-Redis commands, {1000 * get.game_cpu / gets:.3f} ms "
         f"game-Redis CPU, {1000 * get.web_cpu / gets:.2f} ms web CPU",
+        f"  game-Redis commands per POST: {per_kind(post_calls, posts)}",
+        f"  game-Redis commands per GET: {per_kind(get_calls, gets)}",
         f"  a game: {sum(seated) / len(seated):,.0f} B seated, {sum(finished) / len(finished):,.0f} B after "
         f"{posts / games:.0f} moves ({growth:,.0f} B per move)",
     ]
+
+
+def per_kind(calls: Counter[str], moves: int) -> str:
+    """`calls` per move by command, the most frequent first, without the readings' INFO (scripts' commands in)."""
+    return ", ".join(f"{name} {count / moves:.2f}" for name, count in calls.most_common() if name != "info")
 
 
 def play_against_ai(base: str, level: str, seed: int, moves: int) -> tuple[int, int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any
 
 from service.store import GameRecord, GameStore
 
@@ -56,6 +57,18 @@ class RecordCache:
             with self._lock:
                 del self._reading[game_id]
             done.set()
+
+    def load_with_response(self, game_id: str, name: str) -> tuple[GameRecord, dict[str, Any] | None]:
+        """The game's current record and what its `Idempotency-Key` `name` holds (`GameStore.load_with_response`).
+
+        Raises:
+            GameNotFound: no such game.
+            redis.RedisError: Redis is unreachable.
+        """
+        record, remembered = self.store.load_with_response(game_id, name, self._records.get(game_id))
+        with self._lock:
+            self._keep(record)
+        return record, remembered
 
     def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
         """`GameStore.listing`, reusing the records this process holds; the records read are kept.

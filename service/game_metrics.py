@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -51,8 +52,81 @@ def ai_fallbacks_key(prefix: str) -> str:
     return f"{prefix}:metrics:ai_fallbacks"
 
 
+FLUSH_SECONDS = 1.0
+"""How often a process adds its new game metric counts to Redis's (a scrape of the process adds them at once)."""
+IDLE_FLUSHES = 10
+"""After this many flushes in a row with nothing new, the flushing stops until the next count."""
+
+
+class PendingCounts:
+    """This process's game metric counts not yet added to Redis: `(client, key, field) -> amount`.
+
+    A move counts its action in memory; every `FLUSH_SECONDS` one pipelined round trip adds the counts of every move
+    since (HINCRBY, HINCRBYFLOAT for sums), so a move sends no command of its own for its metrics. A process that
+    stops loses its last `FLUSH_SECONDS` of counts at most: metrics are best effort. Thread- and greenlet-safe;
+    the flushing starts with the first count, in the process that counts.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[redis.Redis, str, str], float] = {}
+        self._flusher: threading.Thread | None = None
+        self._failing = False
+
+    def add(self, client: redis.Redis, key: str, field: str, amount: float) -> None:
+        """Add `amount` (an int for a count, a float for a sum of seconds) to `field` of the hash `key` in `client`."""
+        with self._lock:
+            self._pending[client, key, field] = self._pending.get((client, key, field), 0) + amount
+            if self._flusher is None:
+                self._flusher = threading.Thread(target=self._flush_forever, name="cardroom-metrics", daemon=True)
+                self._flusher.start()
+
+    def flush(self, only: redis.Redis | None = None) -> None:
+        """Add the pending counts (`only`: those of that client) to Redis now.
+
+        A Redis that fails keeps its counts for the next flush (logged once until a flush succeeds).
+        """
+        with self._lock:
+            batch = {name: amount for name, amount in self._pending.items() if only is None or name[0] is only}
+            for name in batch:
+                del self._pending[name]
+        for client in {client for client, _, _ in batch}:
+            counts = {(key, field): amount for (owner, key, field), amount in batch.items() if owner is client}
+            try:
+                with client.pipeline(transaction=False) as pipe:
+                    for (key, field), amount in counts.items():
+                        if isinstance(amount, float):
+                            pipe.hincrbyfloat(key, field, amount)
+                        else:
+                            pipe.hincrby(key, field, amount)
+                    pipe.execute()
+                self._failing = False
+            except STORE_ERRORS as error:
+                if not self._failing:
+                    log.warning("game metrics not written to Redis (%s): kept for the next try", error)
+                self._failing = True
+                for (key, field), amount in counts.items():
+                    self.add(client, key, field, amount)
+
+    def _flush_forever(self) -> None:
+        idle = 0
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            with self._lock:
+                idle = 0 if self._pending else idle + 1
+                if idle >= IDLE_FLUSHES:
+                    self._flusher = None  # under the lock: a count from now on starts a new one
+                    return
+            self.flush()
+
+
+PENDING = PendingCounts()
+"""The game metric counts of this process (`count_action`, `observe_ai_decision`), flushed by `RedisGameCollector`
+before it reads."""
+
+
 def count_action(
-    pipe: Any,
+    client: redis.Redis,
     prefix: str,
     game: str,
     action_type: str,
@@ -62,34 +136,23 @@ def count_action(
     """Count one applied action of `game` (human or AI), each `ai_fallback` among its `notes`, and its `decision`.
 
     `decision` is `(level, seconds)` for an AI seat's move: the time its level took to choose it
-    (`observe_ai_decision`). The counts are added to `pipe`, a pipeline of the game store's client that the caller
-    executes once the move is stored: `GameStore.save`'s `also`, with the game's index entries (one round trip).
+    (`observe_ai_decision`). `client` is the game store's; the counts reach it with the next flush (`PENDING`).
     """
-    pipe.hincrby(actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
+    PENDING.add(client, actions_key(prefix), f"{game}{_SEPARATOR}{action_type}", 1)
     for note in notes:
         if note.type == "ai_fallback":
             field = _SEPARATOR.join([game, str(note.public["level"]), str(note.public["reason"])])
-            pipe.hincrby(ai_fallbacks_key(prefix), field, 1)
+            PENDING.add(client, ai_fallbacks_key(prefix), field, 1)
     if decision is not None:
-        _add_decision(pipe, prefix, game, *decision)
+        observe_ai_decision(client, prefix, game, *decision)
 
 
 def observe_ai_decision(client: redis.Redis, prefix: str, game: str, level: str, seconds: float) -> None:
-    """Record how long an AI of `level` took to choose in `game`, when no move was stored (else `count_action`)."""
-    try:
-        with client.pipeline(transaction=False) as pipe:
-            _add_decision(pipe, prefix, game, level, seconds)
-            pipe.execute()
-    except STORE_ERRORS:
-        log.warning("could not record an AI decision time", exc_info=True)
-
-
-def _add_decision(pipe: Any, prefix: str, game: str, level: str, seconds: float) -> None:
-    """One observation of the AI decision time histogram, added to `pipe`."""
+    """Count one observation of how long an AI of `level` took to choose in `game` (the decision time histogram)."""
     bound = next(bound for bound in AI_DECISION_BUCKETS if seconds <= bound)
     field = f"{game}{_SEPARATOR}{level}{_SEPARATOR}"
-    pipe.hincrby(ai_decision_key(prefix), field + _bound_text(bound), 1)
-    pipe.hincrbyfloat(ai_decision_key(prefix), field + "sum", seconds)
+    PENDING.add(client, ai_decision_key(prefix), field + _bound_text(bound), 1)
+    PENDING.add(client, ai_decision_key(prefix), field + "sum", float(seconds))
 
 
 def _bound_text(bound: float) -> str:
@@ -118,6 +181,7 @@ class RedisGameCollector:
         """
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
+        PENDING.flush(self.client)  # this process's latest counts too
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(actions_key(self.prefix))
             pipe.hgetall(ai_decision_key(self.prefix))

@@ -69,15 +69,22 @@ class SharedCounts:
         """
         with self._lock:
             batch, self._pending = self._pending, {}
+            fresh = {counter for counter in batch if counter not in self._totals}  # not in Redis from this process
         replies: list[int] = []
         if batch:
             try:
                 with self.client.pipeline(transaction=False) as pipe:
+                    totals_at = []  # where each counter's INCRBY, whose answer is its total, is in the pipeline
                     for counter, (hits, seconds, _) in batch.items():
                         name = f"{self.prefix}:ratelimit:{counter}"
+                        totals_at.append(len(pipe))
                         pipe.incrby(name, hits)
-                        pipe.expire(name, seconds + 1)  # the name holds its window: renewing it never lingers
-                    replies = pipe.execute()[::2]
+                        if counter in fresh:
+                            # once per window and process, at its first sync: the name holds its window, so the
+                            # lifetime given then outlasts the window and every process's hits in it
+                            pipe.expire(name, seconds + 1)
+                    answers = pipe.execute()
+                    replies = [answers[position] for position in totals_at]
             except STORE_ERRORS:
                 with self._lock:
                     for counter, (hits, seconds, end) in batch.items():

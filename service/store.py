@@ -1,21 +1,25 @@
 """GameStore: every game's record, events, tokens and idempotency keys in Redis.
 
 Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic write stays legal on a Cluster:
-- `<prefix>:{<id>}:game`   hash: `version` (int) and `record` (the JSON `GameRecord`)
+- `<prefix>:{<id>}:game`   hash: `version` (int), `record` (the JSON `GameRecord`) and `seen:<seat>`, the Unix time
+  of the seat's last authenticated request (presence, `touch_seen`): one HGETALL reads the record and its presence
 - `<prefix>:{<id>}:events` list: one JSON object per event, oldest first
-- `<prefix>:{<id>}:idem:<seat>:<sha256 of key>`  the first response to a seat's `Idempotency-Key`, with a TTL
+- `<prefix>:{<id>}:idem:<sha256 of the token's hash and the key>`  a player's `Idempotency-Key`: claimed by the
+  write that applies its request (in the same step), then the request's first response, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py);
   on a Redis Cluster a sharded channel (SPUBLISH), served by the primary of the game's slot
-- `<prefix>:{<id>}:seen`   hash: seat -> Unix time of its last authenticated request (presence, `touch_seen`)
 - `<prefix>:index:<status>` sorted set of public game ids, each scored by the Unix time its keys expire, for the lobby
 - `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
 - `<prefix>:index:<status>:private`, `<prefix>:index:<status>:<game>:private` the same for private games, which the
   lobby never reads (the sweep and the metrics read both)
 
 A game's `game` and `events` keys expire after its idle time (waiting, active) or retention time (finished),
-renewed by every write (`GameStore.ttl_of`), which re-scores the game in the indexes. Scored by expiry, the
-indexes keep the most recently written games first and the expired ones last, below the current time: a lobby
-page stops there without reading them, and the worker's sweep drops them (`prune_indexes`).
+renewed by the writes (`GameStore.ttl_of`; a move only once per hundredth of that time, `GameStore.save`). Every
+write re-scores the game in the indexes but a move that leaves an active game active (the bulk of them: its entries
+were written when it became active).
+Scored by expiry, the indexes keep the most recently written (an active game: started) games first and the expired
+ones last, below the current time: a lobby page stops there without reading them, and the worker's sweep drops
+them (`prune_indexes`), or scores them again from their keys' lifetime when they live on (a long active game).
 
 Every Lua script and MULTI touches the keys of one game only, so one hash slot (`script_keys` lists them, tests check
 their slots). The indexes, which span games, and the metrics are written by commands of their own, never in the
@@ -36,7 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
@@ -60,10 +64,11 @@ class Status(StrEnum):
 STATUSES = tuple(Status)
 
 # One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
-# write the record, append the events, renew the game's lifetime (ARGV[4] seconds, README "Limits and lifetimes";
-# its events and presence hash too: EXPIRE leaves a missing key missing), publish (docs/API.md versions). Nothing
-# is half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or SPUBLISH on a Redis Cluster.
-# 0: another version; -1: the deadline passed.
+# write the record, append the events, claim the request's Idempotency-Key (KEYS[4] holds ARGV[6] for ARGV[7]
+# seconds; none when ARGV[6] is ''), renew the game's lifetime (ARGV[4] seconds, docs/operations/limits.md
+# "Lifetimes", or '': `GameStore.save` renewed it a moment ago; its presence lives in the same hash), publish
+# (docs/API.md versions). Nothing is half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or
+# SPUBLISH on a Redis Cluster. 0: another version; -1: the deadline passed.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
@@ -72,10 +77,12 @@ if ARGV[5] ~= '' then
   if tonumber(now[1]) + tonumber(now[2]) / 1000000 >= tonumber(ARGV[5]) then return -1 end
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-for i = 6, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-redis.call('EXPIRE', KEYS[4], ARGV[4])
+if #ARGV >= 8 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 8)) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'EX', ARGV[7]) end
+if ARGV[4] ~= '' then
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
 redis.call('{publish}', KEYS[3], ARGV[2])
 return 1
 """
@@ -84,24 +91,44 @@ return 1
 # version after it is published so that every waiter wakes at once, reads, and finds no game.
 _COMPARE_AND_DELETE = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('{publish}', KEYS[3], tonumber(ARGV[1]) + 1)
 return 1
 """
 
-# Presence: at most one write per seat per ARGV[3] seconds, whichever process serves the seat's requests.
+# Presence (the game hash's field ARGV[1]): at most one write per seat per ARGV[3] seconds, whichever process
+# serves the seat's requests; none once the game is gone (a write would make a hash of presence alone, for ever).
 _TOUCH_SEEN = """
-local last = redis.call('HGET', KEYS[1], ARGV[1])
-if last and tonumber(ARGV[2]) - tonumber(last) < tonumber(ARGV[3]) then return 0 end
+local stored = redis.call('HMGET', KEYS[1], 'version', ARGV[1])
+if not stored[1] then return 0 end
+if stored[2] and tonumber(ARGV[2]) - tonumber(stored[2]) < tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
+
+
+RENEW_FRACTION = 0.01
+"""A move renews its game's lifetime when the last renewal is this fraction of it old (`GameStore.save`)."""
+
+_SEEN = b"seen:"
+"""The prefix of a seat's presence field in the game's hash (`GameStore.touch_seen`)."""
 
 
 STORE_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
 """What a failing Redis raises: redis-py's errors, and on a Redis Cluster also `RedisClusterException` (not a
 `RedisError`: no node of the cluster answers, or a slot has no primary during a failover)."""
+
+
+class KeyClaim(NamedTuple):
+    """A request's `Idempotency-Key` claimed by the write that applies the request (`GameStore.save`).
+
+    `name` is its Redis key (`GameStore.idempotency_key`), `text` what it holds until the first response is kept
+    (service/idempotency.py), `seconds` how long the claim lasts if that never happens (a process that died).
+    """
+
+    name: str
+    text: str
+    seconds: int
 
 
 class VersionConflict(Exception):
@@ -271,6 +298,8 @@ class GameRecord:
     `written_at` is the Unix time in seconds (the writer's clock) at which `GameStore.create` or `GameStore.save`
     stored this version; records stored before the field existed load with 0.0, as if written long ago. It tells a
     turn whose job is not enqueued yet from one whose job was lost (service/turns.py `revive_ai_turns`).
+    `renewed_at` is the `written_at` of the latest write that renewed the lifetime of the game's keys
+    (`GameStore.save`); 0.0 for records stored before the field existed.
     """
 
     game_id: str
@@ -290,6 +319,12 @@ class GameRecord:
     rematch: dict[str, str] | None = None
     rematch_of: str | None = None
     written_at: float = 0.0
+    renewed_at: float = 0.0
+    last_seen: dict[int, float] = field(default_factory=dict, repr=False, compare=False, metadata={"stored": False})
+    """Seat -> Unix time of its last recorded request (presence, `GameStore.touch_seen`), as the read of this record
+    found it (`GameStore.load`); seats never seen are absent. Never in the record's JSON (the hash's `seen:<seat>`
+    fields hold it), but carried by `dataclasses.replace`: the version a write makes is answered with the presence
+    its writer read."""
     decoded: Any = field(default=None, init=False, repr=False, compare=False)
     """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
     views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -360,12 +395,29 @@ class GameRecord:
 
 @functools.cache
 def _stored_fields(record_type: type) -> tuple[str, ...]:
-    return tuple(item.name for item in fields(record_type) if item.init)
+    return tuple(item.name for item in fields(record_type) if item.init and item.metadata.get("stored", True))
 
 
 def _known(record_type: type, data: dict[str, Any]) -> dict[str, Any]:
     names = _stored_fields(record_type)
     return {key: value for key, value in data.items() if key in names}
+
+
+def _stored_record(game_hash: dict[bytes, bytes], known: GameRecord | None) -> GameRecord | None:
+    """The record a game's hash holds (`known` if it is that very text), with its presence; None: no game.
+
+    `last_seen` is set to a new dict, never changed after: a request holding the record's last one may read it.
+    """
+    text = game_hash.get(b"record")
+    if text is None:
+        return None
+    stored = text.decode()
+    record = known if known is not None and known.text == stored else None
+    if record is None:
+        record = GameRecord.from_json(stored)  # a new version (else: skip decoding it again, service/cache.py)
+    record.last_seen = {int(name[len(_SEEN):]): float(moment) for name, moment in game_hash.items()
+                        if name.startswith(_SEEN)}
+    return record
 
 
 def index_key(prefix: str, status: str, game: str | None = None, private: bool = False) -> str:
@@ -461,8 +513,8 @@ class GameStore:
 
     def script_keys(self, game_id: str) -> dict[str, list[str]]:
         """The keys each Lua script of the store gets for `game_id`, by script name (all in the game's hash slot)."""
-        keys = [self._key(game_id, part) for part in ("game", "events", "version", "seen")]
-        return {"compare_and_set": keys, "compare_and_delete": keys, "touch_seen": [self._key(game_id, "seen")]}
+        keys = [self._key(game_id, part) for part in ("game", "events", "version")]
+        return {"compare_and_set": keys, "compare_and_delete": keys, "touch_seen": keys[:1]}
 
     def create(self, record: GameRecord, events: Sequence[dict[str, Any]] = ()) -> None:
         """Store a new game at `record.version`, setting its `written_at` to now.
@@ -470,7 +522,7 @@ class GameStore:
         Raises:
             VersionConflict: a game with that id exists already.
         """
-        record.written_at = time.time()
+        record.written_at = record.renewed_at = time.time()
         key = self._key(record.game_id, "game")
         with self.client.pipeline() as pipe:
             pipe.hsetnx(key, "version", record.version)
@@ -496,19 +548,22 @@ class GameStore:
         """The game's current record; `known`, a record of it read or stored before, is returned if it is still current.
 
         Current means Redis holds `known`'s very text (its version is in it), not only its version: after a failover
-        lost a write, another write may have stored a different record at the same version.
+        lost a write, another write may have stored a different record at the same version. One command (HGETALL)
+        reads the record with its presence (`GameRecord.last_seen`, set on `known` too).
 
         Raises:
             GameNotFound: no such game.
         """
         started = time.monotonic()
-        text = self.client.hget(self._key(game_id, "game"), "record")
-        if text is None:
-            raise GameNotFound(game_id)
-        stored = text if isinstance(text, str) else text.decode()
-        record = known if known is not None and known.text == stored else None
+        return self._found(game_id, cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "game"))),
+                           known, started)
+
+    @staticmethod
+    def _found(game_id: str, game_hash: dict[bytes, bytes], known: GameRecord | None, started: float) -> GameRecord:
+        """The record of a game's hash read from monotonic time `started` on (`load`)."""
+        record = _stored_record(game_hash, known)
         if record is None:
-            record = GameRecord.from_json(stored)  # a new version (else: skip decoding it again, service/cache.py)
+            raise GameNotFound(game_id)
         record.read_at = started if record.read_at is None else max(record.read_at, started)
         return record
 
@@ -522,26 +577,45 @@ class GameStore:
         record: GameRecord,
         expected_version: int,
         events: Sequence[dict[str, Any]],
-        also: Callable[[Any], None] | None = None,
         deadline: float | None = None,
+        previous_status: str | None = None,
+        claim: KeyClaim | None = None,
     ) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
 
-        Sets `record.written_at` to now. `also(pipeline)` adds writes of the caller's that follow a stored write
-        (service/game_metrics.py `count_action`'s counters) to the pipeline of the game's index entries, one round
-        trip for both; like those entries they are not undone if they fail (logged). `deadline` (Unix seconds)
+        Sets `record.written_at` to now. `deadline` (Unix seconds)
         is the mover's clock's at `expected_version`: compared with Redis's clock (`TIME`) in the same step, one
         clock for every web process, so a move is refused however late it is in that step.
+
+        The game's keys live `ttl_of(record)` seconds from the latest write that renewed them: every write that
+        changes the status (or whose `previous_status` is unknown), and a move at least `RENEW_FRACTION` of that
+        time after the last renewal. So a game lives at least 99% of its idle time (retention time) after its last
+        write, and a move's step sends no EXPIRE (two commands) but once per 1.7 hours of a 7-day idle time.
+
+        `claim` is written in the same step as the move it applies: a repeat of the request that read the game
+        before it loses the version check, and one that reads it after finds the claim (`load_with_response`).
+
+        `previous_status` is the status at `expected_version` (None: unknown). A game that was active and stays
+        active keeps its index entries as they are: they were written when it became active, and a move rewriting
+        them (four commands) would only move its expiry score on. The lobby lists active games by the time they
+        started, and the worker's sweep scores a game that outlives its entry again from its keys' lifetime
+        (`prune_indexes`).
 
         Raises:
             ClockRanOut: Redis's clock is at or past `deadline`; nothing was written.
             VersionConflict: the stored version is not `expected_version`; nothing was written.
         """
         record.written_at = time.time()
-        keys = self.script_keys(record.game_id)["compare_and_set"]
+        ttl = self.ttl_of(record)
+        # two EXPIREs a move saved: renewed when the lifetime changes (a status change) and once per hundredth of it
+        renew = previous_status != record.status or record.written_at - record.renewed_at >= ttl * RENEW_FRACTION
+        if renew:
+            record.renewed_at = record.written_at
+        keys = self.script_keys(record.game_id)["compare_and_set"] + ([claim.name] if claim else [])
         args = [
-            str(expected_version), str(record.version), record.to_json(), str(self.ttl_of(record)),
-            "" if deadline is None else repr(deadline), *[json.dumps(e) for e in events],
+            str(expected_version), str(record.version), record.to_json(), str(ttl) if renew else "",
+            "" if deadline is None else repr(deadline), claim.text if claim else "", str(claim.seconds if claim else 0),
+            *[json.dumps(e) for e in events],
         ]
         if self.wait_replicas:
             written = self._write_and_wait(keys, args)
@@ -551,10 +625,12 @@ class GameStore:
             raise ClockRanOut(record.game_id)
         if not written:
             raise VersionConflict(record.game_id)
+        if previous_status == record.status == Status.ACTIVE:
+            return
         try:
-            self._index(record, also)
+            self._index(record)
         except STORE_ERRORS:  # the write is stored: a stale index entry heals itself (`listing`)
-            log.warning("game %s: index (or what came with it) not updated", record.game_id, exc_info=True)
+            log.warning("game %s: index not updated", record.game_id, exc_info=True)
 
     def _write_and_wait(self, keys: list[str], args: list[str]) -> int:
         """The compare-and-set, then `WAIT wait_replicas wait_timeout_ms` on the same connection; the script's answer.
@@ -603,20 +679,19 @@ class GameStore:
     def touch_seen(self, record: GameRecord, seat: int, now: float, every_seconds: float) -> bool:
         """Record that `seat` of `record`'s game made a request at `now` (Unix time); True when written.
 
-        Not written when the seat's last one is less than `every_seconds` old. The time lives as long as the
-        game's keys.
+        Not written when the seat's last one is less than `every_seconds` old, nor once the game is gone. Kept in
+        the game's hash (`seen:<seat>`), it lives as long as the game; when written, `record.last_seen` shows it.
         """
         keys = self.script_keys(record.game_id)["touch_seen"]
-        return bool(self._touch_seen(keys=keys, args=[seat, repr(now), every_seconds, self.ttl_of(record)]))
+        written = bool(self._touch_seen(keys=keys, args=[f"{_SEEN.decode()}{seat}", repr(now), every_seconds]))
+        if written:
+            record.last_seen = {**record.last_seen, seat: now}
+        return written
 
     def forget_seen(self, game_id: str, seat: int) -> None:
         """Drop `seat`'s presence (its player left the seat: whoever takes it next has not been seen)."""
-        self.client.hdel(self._key(game_id, "seen"), seat)
+        self.client.hdel(self._key(game_id, "game"), f"{_SEEN.decode()}{seat}")
 
-    def last_seen(self, game_id: str) -> dict[int, float]:
-        """Seat -> Unix time of its last recorded request (`touch_seen`); seats never seen are absent."""
-        seen = cast(dict[bytes, bytes], self.client.hgetall(self._key(game_id, "seen")))
-        return {int(seat): float(moment) for seat, moment in seen.items()}
     def index_key(self, status: str, game: str | None = None, private: bool = False) -> str:
         """The sorted set of the public (or `private`) games with `status` (and of `game`), scored by expiry time."""
         return index_key(self.prefix, status, game, private)
@@ -627,10 +702,9 @@ class GameStore:
         return [self.index_key(status, game, private)
                 for status in STATUSES for game in (None, *GAMES) for private in (False, True)]
 
-    def _index(self, record: GameRecord, also: Callable[[Any], None] | None = None, stale: str | None = None) -> None:
+    def _index(self, record: GameRecord, stale: str | None = None) -> None:
         # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
         # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
-        # `also` adds the caller's writes to the same pipeline (`save`).
         expires = time.time() + self.ttl_of(record)
         private = record.visibility == "private"  # set at creation, never changed: one family of indexes
         # A status only moves on (waiting, active, finished): the game is in no index of a later status than its
@@ -643,8 +717,6 @@ class GameStore:
                         pipe.zadd(index, {record.game_id: expires})
                     else:
                         pipe.zrem(index, record.game_id)
-            if also is not None:
-                also(pipe)
             pipe.execute()
 
     def prune_indexes(self, batch: int = 500) -> int:
@@ -691,9 +763,10 @@ class GameStore:
         `known(game_id)` is a record of the game read before (service/cache.py), used instead of decoding the
         stored one again when it is still current.
 
-        Most recently written first. O(limit) whatever the number of games or the offset: one range by rank of the
-        index (O(log n) in Redis) and one pipelined read of the records per `limit + 1` entries. It stops at the
-        first entry past its expiry time, as all below it are too. An entry whose game is gone (expired since) or
+        Most recently written first (an active game: most recently started, `save`). O(limit) whatever the number
+        of games or the offset: one range by rank of the index (O(log n) in Redis) and one pipelined read of the
+        records (with their presence, as `load`) per `limit + 1` entries. It stops at the first entry past its
+        expiry time, as all below it are too. An entry whose game is gone (expired since) or
         has another status (an index write lost to an outage) is put right and skipped. Private games are in
         indexes of their own, never read here (docs/API.md: a private game is never listed).
         """
@@ -707,12 +780,10 @@ class GameStore:
             live = [game_id.decode() for game_id, expires in entries if expires > now]
             with self.client.pipeline(transaction=False) as pipe:
                 for game_id in live:
-                    pipe.hmget(self._key(game_id, "game"), ["version", "record"])
+                    pipe.hgetall(self._key(game_id, "game"))
                 stored = pipe.execute()
-            for game_id, (version, text) in zip(live, stored, strict=True):
-                record = None if text is None else known(game_id)
-                if text is not None and (record is None or record.version != int(version)):
-                    record = GameRecord.from_json(text)
+            for game_id, game_hash in zip(live, stored, strict=True):
+                record = _stored_record(game_hash, known(game_id))
                 if record is None:
                     self.forget(game_id)  # expired a moment ago
                 elif record.status != status:
@@ -758,31 +829,33 @@ class GameStore:
         """Counter of how often a clock's timeout was scheduled again (worker/timeouts.py `revive_timeouts`)."""
         return self._key(game_id, f"timeout-revived:{version}:{seat}")
 
-    def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
-        return self._key(game_id, f"idem:{seat}:" + hashlib.sha256(key.encode()).hexdigest())
+    def idempotency_key(self, game_id: str, token_hash: str, key: str) -> str:
+        """The Redis key of `key`, an `Idempotency-Key` sent with the token whose hash is `token_hash`, in the game.
 
-    def reserve_response(
-        self, game_id: str, seat: int, key: str, fingerprint: str, ttl_seconds: int = 60
-    ) -> dict[str, Any] | None:
-        """Claim `seat`'s `Idempotency-Key` for the request `fingerprint` before applying it; None: claimed now.
-
-        Otherwise the key's record: the first response (`body` set), or `body` None while that request runs. A
-        claim lasts `ttl_seconds` (a request whose process died frees its key then); the response, once kept,
-        lasts `IDEMPOTENCY_TTL_SECONDS` (service/idempotency.py).
+        Scoped by the token, which holds one seat (`seat_for_hash`): known before the game is read, so that
+        `load_with_response` reads it with the record, and a seat's next player never meets the last one's keys.
         """
-        name = self._idempotency_key(game_id, seat, key)
-        claim = json.dumps({"request": fingerprint, "status": None, "body": None})
-        if self.client.set(name, claim, nx=True, ex=ttl_seconds):
-            return None
-        text = self.client.get(name)
-        return None if text is None else json.loads(text)
+        return self._key(game_id, "idem:" + hashlib.sha256(f"{token_hash}:{key}".encode()).hexdigest())
 
-    def release_response(self, game_id: str, seat: int, key: str) -> None:
-        """Drop the claim of a request that applied nothing (it was rejected), so the key can be used again."""
-        self.client.delete(self._idempotency_key(game_id, seat, key))
+    def load_with_response(
+        self, game_id: str, name: str, known: GameRecord | None = None
+    ) -> tuple[GameRecord, dict[str, Any] | None]:
+        """`load`, and what the `Idempotency-Key` `name` holds (None: nothing), in one round trip.
 
-    def remember_response(
-        self, game_id: str, seat: int, key: str, response: dict[str, Any], ttl_seconds: int
-    ) -> None:
-        """Keep the first response to `seat`'s `Idempotency-Key` for `ttl_seconds` (replacing its claim)."""
-        self.client.set(self._idempotency_key(game_id, seat, key), json.dumps(response), ex=ttl_seconds)
+        The record is read first: a request applied by a write after that read is found by the second read, the
+        write having claimed its key in the same step (`save`).
+
+        Raises:
+            GameNotFound: no such game.
+        """
+        started = time.monotonic()
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(self._key(game_id, "game"))
+            pipe.get(name)
+            game_hash, remembered = pipe.execute()
+        record = self._found(game_id, game_hash, known, started)
+        return record, None if remembered is None else json.loads(remembered)
+
+    def remember_response(self, name: str, response: dict[str, Any], ttl_seconds: int) -> None:
+        """Keep the first response to the `Idempotency-Key` `name` for `ttl_seconds` (replacing its claim)."""
+        self.client.set(name, json.dumps(response), ex=ttl_seconds)

@@ -35,7 +35,7 @@ from service import clocks, pauses
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.scheduling import JobQueue, Queues, enqueue_once
-from service.store import STORE_ERRORS, GameRecord, GameStore, SeatRecord, Status
+from service.store import STORE_ERRORS, GameRecord, GameStore, KeyClaim, SeatRecord, Status
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -153,6 +153,7 @@ def play(
     notes: Sequence[Event] = (),
     by_clock: clocks.ClockMove | None = None,
     decision: tuple[str, float] | None = None,
+    claim: KeyClaim | None = None,
 ) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
 
@@ -160,7 +161,8 @@ def play(
     `ai_fallback`: the AI's level failed and a fallback level chose this move; a clock's `timeout`). `by_clock`
     says the clock made this move for the seat (service/clocks.py `next_clock`), None: the seat itself.
     `decision` is an AI seat's `(level, seconds it took to choose)`, counted with the action
-    (service/game_metrics.py `count_action`).
+    (service/game_metrics.py `count_action`). `claim` is the request's `Idempotency-Key`, claimed by the same write
+    (service/idempotency.py).
 
     Raises:
         GameFinished: the game has a result (docs/API.md errors, 409).
@@ -196,8 +198,8 @@ def play(
     # resignation loses at least as much as the timeout would, so leaving always works
     own_move = by_clock is None and action["type"] != "resign"
     deadline = clocks.deadlines(record).get(seat) if own_move else None
-    store.save(new_record, record.version, stored, deadline=deadline,
-               also=lambda pipe: count_action(pipe, store.prefix, record.game, action["type"], notes, decision))
+    store.save(new_record, record.version, stored, deadline=deadline, previous_status=record.status, claim=claim)
+    count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queues, new_record)
     return new_record
 

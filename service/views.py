@@ -92,7 +92,7 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
 
 
 def with_presence(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, Any]:
-    """`view` with each seat's `last_seen` (ISO 8601 UTC; null if never seen), from `GameStore.last_seen`.
+    """`view` with each seat's `last_seen` (ISO 8601 UTC; null if never seen), from `GameRecord.last_seen`.
 
     An AI seat from the start is never seen; a Talmut seat resigned to the AI keeps its player's time, which the
     player's token still moves (it reads the spectator view, service/auth.py `reading_seat`).

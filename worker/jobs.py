@@ -19,7 +19,7 @@ from engine.errors import IllegalAction
 from engine.protocol import Action, Event
 from service import config
 from service.cache import RecordCache
-from service.game_metrics import observe_ai_decision
+from service.game_metrics import PENDING, observe_ai_decision
 from service.scheduling import Queues
 from service.store import GameNotFound, GameRecord, GameStore, Status, UntilRedisAnswers, VersionConflict
 from service.turns import make_queue, play
@@ -65,33 +65,36 @@ def play_ai_turn(key_prefix: str, game_id: str, expected_version: int, seat: int
     job, store, record = current_game(key_prefix, game_id, expected_version)
     if isinstance(record, str):
         return record
-    level = record.seats[seat].level or "random"
-    view = ai_seat_view(record, seat, store.events(game_id) if reads_history(record.game, level) else None)
-    if not view["legal_actions"]:
-        keep_finished(job)
-        return "stale"
-    rng = random.Random(f"{game_id}:{expected_version}:{seat}")
-    started = time.perf_counter()
-    notes: list[Event] = []
     try:
-        action = choose_action(view, level, rng)
-        if action is not None and action not in view["legal_actions"]:
-            raise IllegalAction(f"level {level} chose {dict(action)}, which is not legal")
-    except Exception as exc:  # any failure of a level, its timeout included: never leave the seat stuck
-        reason = "timeout" if isinstance(exc, JobTimeoutException) else "error"
-        action, notes = fallback_move(view, level, reason, exc)
-    seconds = time.perf_counter() - started
-    if action is None:
-        observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
-        keep_finished(job)
-        return "passed"
-    try:
-        played = play(store, job_queues(job), record, seat, action, notes, decision=(level, seconds))
-    except VersionConflict:
-        observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
-        return "stale"
-    game_records(key_prefix).keep(played)
-    return "played" if not notes else "fallback"
+        level = record.seats[seat].level or "random"
+        view = ai_seat_view(record, seat, store.events(game_id) if reads_history(record.game, level) else None)
+        if not view["legal_actions"]:
+            keep_finished(job)
+            return "stale"
+        rng = random.Random(f"{game_id}:{expected_version}:{seat}")
+        started = time.perf_counter()
+        notes: list[Event] = []
+        try:
+            action = choose_action(view, level, rng)
+            if action is not None and action not in view["legal_actions"]:
+                raise IllegalAction(f"level {level} chose {dict(action)}, which is not legal")
+        except Exception as exc:  # any failure of a level, its timeout included: never leave the seat stuck
+            reason = "timeout" if isinstance(exc, JobTimeoutException) else "error"
+            action, notes = fallback_move(view, level, reason, exc)
+        seconds = time.perf_counter() - started
+        if action is None:
+            observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
+            keep_finished(job)
+            return "passed"
+        try:
+            played = play(store, job_queues(job), record, seat, action, notes, decision=(level, seconds))
+        except VersionConflict:
+            observe_ai_decision(store.client, key_prefix, record.game, level, seconds)
+            return "stale"
+        game_records(key_prefix).keep(played)
+        return "played" if not notes else "fallback"
+    finally:  # the job's counts (service/game_metrics.py) reach Redis with it: every /metrics shows them at once
+        PENDING.flush(store.client)
 
 
 def job_queues(job: Job) -> Queues:

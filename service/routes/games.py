@@ -45,7 +45,16 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import STORE_ERRORS, ClockRanOut, GameNotFound, GameRecord, GameStore, Status, VersionConflict
+from service.store import (
+    STORE_ERRORS,
+    ClockRanOut,
+    GameNotFound,
+    GameRecord,
+    GameStore,
+    Status,
+    VersionConflict,
+    hash_token,
+)
 from service.turns import create_game, pending_ai, play, revive_ai_turns
 from service.views import event_view, game_view, json_text, view_body, with_presence
 
@@ -128,9 +137,11 @@ def _what_the_body_is(body: Any) -> str:
 
 
 def reading_extras(record: GameRecord) -> tuple[list[int], dict[int, float]]:
-    """What a view adds to `record` when it is read: `pending_ai` (from the queue) and each seat's last request."""
-    pending = pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"])
-    return pending, services().store.last_seen(record.game_id)
+    """What a view adds to `record` when it is read: `pending_ai` (from the queue) and each seat's last request.
+
+    The presence is the one read with the record (`GameRecord.last_seen`): no round trip of its own.
+    """
+    return pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"]), record.last_seen
 
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
@@ -395,20 +406,19 @@ class Actions(MethodView):
         409. Without it, an action that loses a race to another write is judged again on the new state (arrival
         order). A repeated `Idempotency-Key` with the same body returns the first response and applies nothing.
         """
-        store = services().store
-        record = services().records.load(game_id)
+        store, token, key = services().store, bearer_token(), request.headers.get("Idempotency-Key")
+        name = store.idempotency_key(game_id, hash_token(token), key) if key and token else None
+        if name is None:
+            record, remembered = services().records.load(game_id), None
+        else:
+            record, remembered = services().records.load_with_response(game_id, name)
         seat = player_seat(record)
         body = request.get_json(silent=True)
-        key = request.headers.get("Idempotency-Key")
-        idempotent = IdempotentRequest(store, game_id, seat, key, body) if key else None
-        if idempotent is not None and (first := idempotent.claim()) is not None:
-            return first["body"], first["status"], {"ETag": f'"{first["body"]["version"]}"'}
-        try:
-            new_record = self.play_in_arrival_order(store, record, seat, body)
-        except BaseException:
-            if idempotent is not None:
-                idempotent.release()  # rejected: nothing applied, the key may be used again
-            raise
+        idempotent = IdempotentRequest(store, name, seat, body) if name else None
+        first = idempotent.first_response(remembered) if idempotent is not None else None
+        new_record = first or self.play_in_arrival_order(store, record, seat, body, idempotent)
+        if not isinstance(new_record, GameRecord):  # the first response, of this request or of a repeat that won
+            return new_record["body"], new_record["status"], {"ETag": f'"{new_record["body"]["version"]}"'}
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
         keep = current_app.config["IDEMPOTENCY_TTL_SECONDS"]
         try:
@@ -422,26 +432,36 @@ class Actions(MethodView):
             idempotent.remember(with_presence(game_view(new_record, reads, pending), seen), keep)
         return view_response(new_record, reads, (pending, seen))
 
-    def play_in_arrival_order(self, store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
+    def play_in_arrival_order(
+        self, store: GameStore, record: GameRecord, seat: int, body: Any, idempotent: IdempotentRequest | None
+    ) -> GameRecord | dict[str, Any]:
         """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
 
         Actions are applied in arrival order, each judged on the state at that moment (talmut.md §3.9). A
         request with `If-Match` named the version it was meant for: it is not retried (409 / 412), nor a move
-        the seat's clock ran out before (409: its timeout comes next).
+        the seat's clock ran out before (409: its timeout comes next). The write that won may have applied a
+        repeat of this very request (`idempotent`'s key then holds its claim): its first response is returned
+        instead of a new record (or 409 `version_conflict` while it is being answered).
         """
         for _ in range(ARRIVAL_RETRIES):
             try:
-                return self.play(store, record, seat, body)
+                return self.play(store, record, seat, body, idempotent)
             except ClockRanOut:
                 raise  # the timeout owns the next version: judged again, the move would meet the timeout's state
             except VersionConflict:
                 if request.if_match:
                     raise
-                record = services().records.load(record.game_id)
-        return self.play(store, record, seat, body)
+                if idempotent is None:
+                    record = services().records.load(record.game_id)
+                    continue
+                record, remembered = services().records.load_with_response(record.game_id, idempotent.name)
+                if (first := idempotent.first_response(remembered)) is not None:
+                    return first
+        return self.play(store, record, seat, body, idempotent)
 
     @staticmethod
-    def play(store: GameStore, record: GameRecord, seat: int, body: Any) -> GameRecord:
+    def play(store: GameStore, record: GameRecord, seat: int, body: Any, idempotent: IdempotentRequest | None,
+             ) -> GameRecord:
         """Check the request against the game (finished, action shape, resigned seat, If-Match), then play it."""
         if record.status == Status.FINISHED:
             abort(409, message="the game is finished", error="game_finished")
@@ -458,7 +478,8 @@ class Actions(MethodView):
             abort(403, message="you resigned: the AI plays this seat now", error="not_your_turn")
         if request.if_match and not request.if_match.contains(str(record.version)):
             abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
-        return play(store, services().queues, record, seat, action)
+        return play(store, services().queues, record, seat, action,
+                    claim=idempotent.claim() if idempotent is not None else None)
 
 
 @blp.route("/<game_id>/events")

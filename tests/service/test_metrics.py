@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.game_metrics import _histograms, observe_ai_decision
+from service.game_metrics import PENDING, _histograms, observe_ai_decision
 from tests.service.conftest import Api
 
 
@@ -54,6 +54,7 @@ def test_ai_decision_histogram_is_cumulative(api: Api) -> None:
     store = api.services.store
     for seconds in (0.001, 0.02, 0.02, 100.0):
         observe_ai_decision(store.client, store.prefix, "tadmur", "random", seconds)
+    PENDING.flush(store.client)
     fields = store.client.hgetall(f"{store.prefix}:metrics:ai_decision_seconds")
     buckets, total = _histograms(fields)[("tadmur", "random")]
     bounds = dict(buckets)
