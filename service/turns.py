@@ -28,8 +28,8 @@ from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished
-from engine.ai import LEVELS
 from engine.cards import parse_deck
+from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
 from service import clocks, pauses
 from service.config import lifetimes

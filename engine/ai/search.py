@@ -173,13 +173,13 @@ class SearchHooks(Generic[StateT]):
             stops, else its `estimate` after `limit` moves), and a differential test in the game's tests holds it
             to that.
         prepare_playout: `(view, history) -> playout`, the fast path built once per search from what the seat has
-            seen (Tadmur's policy models how often the opponent guesses: engine/ai/tadmur_playout.py); used
+            seen (Tadmur's policy models how often the opponent guesses: engine/games/tadmur/playout.py); used
             instead of `playout`, which it matches in shape and in what it must return.
         prepare_opponent: `(view, history) -> (state -> action | None) | None`, the opponent's move as the tree
             expects it, built once per search: where the opponent has played one rule bot's way in every move the
-            history shows (engine/ai/svoi_koziri.py and engine/ai/durak.py `prepare_opponent`), the tree weighs
-            only that bot's move at the opponent's nodes (an action it answers, legal there) instead of all of
-            them; None, or an answer of None, keeps every move. For games where one seat acts at a time: the move
+            history shows (engine/games/svoi_koziri/players.py and engine/games/durak/players.py `prepare_opponent`),
+            the tree weighs only that bot's move at the opponent's nodes (an action it answers, legal there) instead of
+            all of them; None, or an answer of None, keeps every move. For games where one seat acts at a time: the move
             stands for the whole list of moves at a node where the searching seat is not to act (they are then not
             worked out).
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`

@@ -6,10 +6,10 @@ import random
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from engine.ai import LEVELS, SEARCH_HOOKS, history_entry, seat_view
 from engine.ai.search import budget_for
 from engine.ai.solver import solve
 from engine.games import GAMES
+from engine.players import LEVELS, SEARCH_HOOKS, history_entry, seat_view
 
 
 def solved_wins_lost(

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from rq.timeouts import JobTimeoutException
 
-from engine.ai import LEVELS, search
+from engine.ai import search
+from engine.players import LEVELS
 from service.turns import AI_JOB_TIMEOUT_SECONDS
 from worker import jobs
 

@@ -1,5 +1,6 @@
 """Exact Svoi Koziri endgames (issue 17): after the deal every card is known to a player that remembers, so once
-the hands are small the search levels solve the rest (engine/ai/solver.py, from `engine.ai.svoi_koziri.exact_state`).
+the hands are small the search levels solve the rest (engine/ai/solver.py, from
+`engine.games.svoi_koziri.players.exact_state`).
 
 Trumps: seat 0 ♠, seat 1 ♥ (svoi_koziri.md §3.1: a player's own trump beats any card of another suit, and its own
 trump suit is beaten only by a higher card of that suit).
@@ -9,13 +10,13 @@ from __future__ import annotations
 
 import random
 
-from engine.ai import LEVELS, seat_view
 from engine.ai.search import BUDGETS, solve_exactly
 from engine.ai.solver import solve
-from engine.ai.svoi_koziri import SEARCH, SOLVE_SHARE
 from engine.cards import FRENCH_36, Suit
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import SvoiKoziriState
+from engine.games.svoi_koziri.players import SEARCH, SOLVE_SHARE
+from engine.players import LEVELS, seat_view
 from tests.decks import cards
 from tests.engine.endgames import solved_wins_lost
 

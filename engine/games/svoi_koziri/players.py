@@ -5,14 +5,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 
-from engine.ai import svoi_koziri_playout
 from engine.ai.search import Playout, SearchHooks
-from engine.ai.svoi_koziri_playout import easy_card
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
-from engine.games import svoi_koziri as sk
-from engine.games.svoi_koziri import Step, SvoiKoziriState, parse_card
+from engine.games.svoi_koziri import playout as svoi_koziri_playout
+from engine.games.svoi_koziri import rules as sk
+from engine.games.svoi_koziri.playout import easy_card
+from engine.games.svoi_koziri.rules import Step, SvoiKoziriState, parse_card
 from engine.protocol import JSON, Action, Seat
 
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}

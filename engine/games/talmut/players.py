@@ -13,11 +13,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.ai import talmut_playout
 from engine.ai.search import SearchHooks
 from engine.ai.view import SeatView
-from engine.games import talmut as talmut_game
-from engine.games.talmut import Phase, PowerKind
+from engine.games.talmut import playout as talmut_playout
+from engine.games.talmut import rules as talmut_game
+from engine.games.talmut.rules import Phase, PowerKind
 from engine.protocol import JSON, Action
 
 OPTIONAL_CHANCE = 0.05
@@ -442,6 +442,6 @@ SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
     talmut_game, sample_state, root_actions=root_actions, playout=talmut_playout.playout, evaluate=evaluate,
     rollout_limit=ROLLOUT_LIMIT, before_search=search_first, rule_move=drawn_card_move,
 )
-"""Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
+"""Talmut's hooks for the search levels (engine.ai.search): playouts run on playout.py's position
 with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and the
 layouts scored as they lie at the cut-off (`talmut_playout.Position.estimate`)."""
