@@ -27,7 +27,7 @@ def solved_wins_lost(
     each from its own view and history.
     """
     game = GAMES[game_id]
-    solve_moves = int(budget_for(game_id, "hard").moves * SEARCH_HOOKS[game_id].solve_share)
+    solve_moves = int(budget_for(SEARCH_HOOKS[game_id], "hard").moves * SEARCH_HOOKS[game_id].solve_share)
     lost: list[int] = []
     played, seed = 0, 0
     while played < count:

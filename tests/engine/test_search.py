@@ -141,12 +141,13 @@ def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
 
 
 def test_budgets_are_per_game_and_level_and_capped_in_tests() -> None:
-    assert set(search.BUDGETS) == set(GAMES)
-    for game_id in GAMES:
+    hard_moves = {game_id: search.default_budget(SEARCH_HOOKS[game_id], "hard").moves for game_id in GAMES}
+    assert hard_moves == {"durak": 48_000, "svoi_koziri": 48_000, "tadmur": 15_000, "talmut": 9_000}
+    for game_id, hooks in SEARCH_HOOKS.items():
         assert list(LEVELS[game_id]) == ["random", "easy", *search.SEARCH_LEVELS]
-        medium, hard = search.BUDGETS[game_id]["medium"], search.BUDGETS[game_id]["hard"]
-        assert medium.moves < hard.moves and medium.iterations < hard.iterations
-        assert search.budget_for(game_id, "hard").iterations <= hard.iterations
+        medium, hard = search.default_budget(hooks, "medium"), search.default_budget(hooks, "hard")
+        assert (medium.iterations, medium.moves) == (100, hard.moves // 10) and hard.iterations == 1000
+        assert search.budget_for(hooks, "hard").iterations < hard.iterations
 
 
 def _spin(stop: Any) -> None:
@@ -162,7 +163,7 @@ def test_a_hard_decision_is_the_same_on_an_idle_and_a_busy_machine(monkeypatch: 
     monkeypatch.setattr(search, "_cap", None)  # the default budget, not the suite's cap (tests/conftest.py)
     _, view = views_for("durak", 2, 3, steps=12)
     # the default work; the wall-time safety cap lifted, as on a far busier machine it may cut a decision short
-    budget = dataclasses.replace(search.budget_for("durak", "hard"), seconds=600)
+    budget = dataclasses.replace(search.budget_for(SEARCH_HOOKS["durak"], "hard"), seconds=600)
     assert budget.moves < search.UNLIMITED_MOVES
 
     def hard() -> tuple[Any, int, int, dict[str, int]]:

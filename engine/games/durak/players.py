@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from engine.ai.costs import rank, trump_cost
+from engine.ai.levels import Players
 from engine.ai.search import SearchHooks, solve_exactly
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
@@ -297,11 +298,15 @@ gave (when the solver still played the public rules, a move there cost about fou
 playout.py `solve`, about one). A solve that fails leaves the search the rest."""
 ROLLOUT_LIMIT = 300
 """A playout longer than this many moves is cut off as a draw (random Durak games end within about 200)."""
-
-
+HARD_MOVES = 48_000
+"""The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
+about 6 microseconds a move with its share of sampling and the tree."""
 SEARCH: SearchHooks[DurakState] = SearchHooks(
-    durak, sample_state, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
+    durak, sample_state, hard_moves=HARD_MOVES, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
     prepare_opponent=prepare_opponent, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state,
     solve=durak_playout.solve, solve_share=SOLVE_SHARE,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""
+
+PLAYERS = Players(easy=easy, search=SEARCH, easy_reads_history=True)
+"""Durak's AI levels: `easy` reads the history, to solve endgames from the cards it shows gone."""

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.ai.levels import Players
 from engine.ai.search import Playout, SearchHooks
 from engine.ai.view import SeatView
 from engine.games.tadmur import playout as tadmur_playout
@@ -355,10 +356,14 @@ def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout[TadmurSt
         return tadmur_playout.playout(state, rates, rng, limit)
 
     return playout
-
-
+HARD_MOVES = 15_000
+"""The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
+about 9 microseconds a move, where the 1,000 samples bind first."""
 SEARCH: SearchHooks[TadmurState] = SearchHooks(
-    tadmur_game, sample_state, prepare_sampler=prepare_sampler, root_actions=root_actions,
+    tadmur_game, sample_state, hard_moves=HARD_MOVES, prepare_sampler=prepare_sampler, root_actions=root_actions,
     prepare_playout=prepare_playout,
 )
 """Tadmur's hooks for the search levels (engine.ai.search)."""
+
+PLAYERS = Players(easy=easy, search=SEARCH, easy_reads_history=False)
+"""Tadmur's AI levels."""

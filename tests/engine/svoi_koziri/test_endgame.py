@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from engine.ai.search import BUDGETS, solve_exactly
+from engine.ai.search import default_budget, solve_exactly
 from engine.ai.solver import solve
 from engine.cards import FRENCH_36, Suit
 from engine.games import svoi_koziri as sk
@@ -53,7 +53,7 @@ def test_beat_with_the_small_trump_and_leave_the_opponent_a_card_of_its_own_trum
 def test_the_solve_fits_in_hards_share_of_its_default_moves() -> None:
     """`hard` spends `SOLVE_SHARE` of its default moves solving (the suite's own budget is smaller)."""
     view = seat_view("svoi_koziri", facing(("7S 8H KH", "JS 9H"), "7H 7C KS 10H"), 0)
-    moves = int(BUDGETS["svoi_koziri"]["hard"].moves * SOLVE_SHARE)
+    moves = int(default_budget(SEARCH, "hard").moves * SOLVE_SHARE)
     solved = solve_exactly(SEARCH, view, moves)
     assert solved is not None and (solved.value, solved.action) == (1.0, {"type": "beat", "card": "7S"})
 
