@@ -1,6 +1,6 @@
 """AI strength and latency: whole games between AI levels, engine only (no HTTP, no Redis).
 
-Every AI gets exactly what the worker gives it: `engine.ai.seat_view(game, state, seat, history)`, the seat's
+Every AI gets exactly what the worker gives it: `engine.players.seat_view(game, state, seat, history)`, the seat's
 view, its legal actions and the event history redacted for it (`engine.ai.history_entry`, what
 `service.views.event_view` returns). Pairings (strong level first): hard-random, hard-easy, hard-medium,
 medium-easy; with `--lowest`, every level against the `lowest` baseline (bench/lowest.py: Durak, Svoi Koziri,
@@ -46,9 +46,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from engine.ai import SeatView, choose_action, history_entry, seat_view
-from engine.ai.talmut import drawn_card_move
 from engine.games import GAMES
+from engine.games.talmut.players import drawn_card_move
+from engine.players import SeatView, choose_action, history_entry, seat_view
 from engine.protocol import Action, capabilities
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -77,8 +77,8 @@ class TalmutCounts:
     `lowest_calls`, the calls whose caller scored the round's lowest points (ties included); `take_backs`, the
     turns that drew the discard pile's top card and discarded it again though a swap was legal (§3.3, §7.7: a turn
     that changes nothing but the window), and `ruled_swaps`, those of them where the search's rule for a drawn card
-    (engine/ai/talmut.py `drawn_card_move`) swaps it in, so that a search seat took it meaning to keep it (where
-    the rule discards it, the search weighed taking it back when it drew); `seat_rounds`, rounds played by its
+    (engine/games/talmut/players.py `drawn_card_move`) swaps it in, so that a search seat took it meaning to keep it
+    (where the rule discards it, the search weighed taking it back when it drew); `seat_rounds`, rounds played by its
     seats.
     """
 

@@ -16,8 +16,8 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from engine.ai import SeatView
 from engine.ai.costs import trump_cost
+from engine.ai.view import SeatView
 from engine.games.tadmur import RANKS
 from engine.protocol import Action
 

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engine.ai.durak_playout import Position as DurakPosition  # noqa: E402 - needs the repo root on sys.path
-from engine.ai.svoi_koziri_playout import Position as SvoiKoziriPosition  # noqa: E402
-from engine.ai.tadmur_playout import Position as TadmurPosition  # noqa: E402
-from engine.ai.talmut_playout import Position as TalmutPosition  # noqa: E402
 from engine.games import GAMES  # noqa: E402
+from engine.games.durak.playout import Position as DurakPosition  # noqa: E402 - needs the repo root on sys.path
+from engine.games.svoi_koziri.playout import Position as SvoiKoziriPosition  # noqa: E402
+from engine.games.tadmur.playout import Position as TadmurPosition  # noqa: E402
+from engine.games.talmut.playout import Position as TalmutPosition  # noqa: E402
 from engine.protocol import capabilities  # noqa: E402
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 8)]

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engine.ai import SEARCH_HOOKS, history_entry, seat_view  # noqa: E402 - needs the repo root on sys.path
 from engine.ai.search import Budget, SearchStats, ismcts  # noqa: E402
 from engine.games import GAMES  # noqa: E402
+from engine.players import SEARCH_HOOKS, history_entry, seat_view  # noqa: E402 - needs the repo root on sys.path
 from engine.protocol import capabilities  # noqa: E402
 
 TABLES = [("durak", 2), ("svoi_koziri", 2), ("tadmur", 2), ("talmut", 3), ("talmut", 8)]

@@ -28,8 +28,8 @@ from pathlib import Path
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engine.ai import choose_action, seat_view  # noqa: E402 - needs the repo root on sys.path
 from engine.games import talmut  # noqa: E402
+from engine.players import choose_action, seat_view  # noqa: E402 - needs the repo root on sys.path
 from tests.e2e.stack import call, start_stack, stop_stack  # noqa: E402
 
 

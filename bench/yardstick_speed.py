@@ -15,8 +15,8 @@ import time
 
 from yardsticks import yardstick_action
 
-from engine.ai import seat_view
 from engine.games import GAMES
+from engine.players import seat_view
 from engine.protocol import capabilities
 
 

@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import logging
 
+from engine.games import DECLARED
 from engine.protocol import Event
 from service.scheduling import Queues
 from service.seating import SeatTaken, sit
@@ -29,30 +30,16 @@ log = logging.getLogger(__name__)
 ATTEMPTS = 8
 """How often a rematch call reads the games again after losing a race before it answers 409 `version_conflict`."""
 
-ROTATES: dict[str, bool] = {
-    # durak.md §2.6: the seat holding the lowest trump attacks first, so the rules, not the seats, decide who
-    # starts: the players keep their seats.
-    "durak": False,
-    # svoi_koziri.md §2.8 (§7.4): seat 0 leads first (and chooses its trump first, §2.5), seat 1 deals: the
-    # players move one seat on, so the other player leads.
-    "svoi_koziri": True,
-    # tadmur.md §2.1, §3.3: seat 0, the non-dealer, moves first: the players move one seat on.
-    "tadmur": True,
-    # talmut.md §2.5: round 1 is led by seat 0 and dealt by the last seat: everyone moves one seat on, so the
-    # next player leads the first round.
-    "talmut": True,
-}
-"""Per game, whether the rematch moves every player (and AI) one seat on: where the rules file fixes who starts
-by seat, that rotates the starting player; where the deal decides it, the seats stay."""
-
-
 class NotFinished(Exception):
     """A rematch of a game that is not finished (409 `not_finished`)."""
 
 
 def rematch_seat(record: GameRecord, seat: int) -> int:
-    """The seat that `seat` of finished game `record` takes in its rematch (`ROTATES`)."""
-    return (seat + 1) % len(record.seats) if ROTATES[record.game] else seat
+    """The seat that `seat` of finished game `record` takes in its rematch: one on if its game's rematch rotates.
+
+    Whether it does is the game's declaration (engine/declaration.py `GameDeclaration.rematch_rotates`).
+    """
+    return (seat + 1) % len(record.seats) if DECLARED[record.game].rematch_rotates else seat
 
 
 def rematch_token(token: str, game_id: str) -> str:

@@ -28,8 +28,8 @@ from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
 from engine import GAMES, GameFinished
-from engine.ai import LEVELS
 from engine.cards import parse_deck
+from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
 from service import clocks, pauses
 from service.config import lifetimes
@@ -42,7 +42,7 @@ AI_JOB = "worker.jobs.play_ai_turn"
 MAX_REVIVES = 3
 """How many times one AI turn is enqueued again after its job died (`revive_ai_turns`)."""
 AI_JOB_TIMEOUT_SECONDS = 60
-"""RQ's hard limit on one AI turn: far above every level's wall-time safety cap (engine.ai.search.BUDGETS)."""
+"""RQ's hard limit on one AI turn: far above every level's wall-time safety cap (engine.ai.search.default_budget)."""
 AI_JOB_FAILED = "worker.jobs.ai_turn_failed"
 """The job's failure callback: plays a fallback move when the job raised or hit its timeout."""
 AI_JOB_FAILURE_TTL_SECONDS = 3600

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from engine import GAMES
-from engine.ai import SeatView
+from engine.ai.view import SeatView
 from engine.protocol import Event, capabilities
 from engine.redaction import event_for
 from service.clocks import clock_view, utc_iso

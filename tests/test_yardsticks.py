@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from engine.ai import history_entry, seat_view
-from engine.ai.tadmur import target_weights
 from engine.games import GAMES
+from engine.games.tadmur.players import target_weights
+from engine.players import history_entry, seat_view
 from engine.protocol import JSON, Game, Seat, capabilities
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -14,8 +14,8 @@ from rq import get_current_job
 from rq.job import Job
 from rq.timeouts import JobTimeoutException
 
-from engine.ai import SeatView, choose_action, reads_history
 from engine.errors import IllegalAction
+from engine.players import SeatView, choose_action, reads_history
 from engine.protocol import Action, Event
 from service import config
 from service.cache import RecordCache

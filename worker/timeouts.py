@@ -17,8 +17,8 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from engine.ai import choose_action
 from engine.errors import IllegalAction
+from engine.players import choose_action
 from engine.protocol import Action, Event
 from service import clocks
 from service.scheduling import Queues

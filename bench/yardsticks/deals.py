@@ -3,8 +3,8 @@
 Each entry is `(view, history) -> (rng -> state)`: the work the deals share done once per decision, then one full
 state per call, whose hidden cards are a uniform guess among the cards the seat has not seen, consistent with its
 view and with the public history it was shown (the seat's own `GET /events`). These are the engine's determinizers
-(`engine.ai.<game>.prepare_sampler` / `sample_state`, the seat's public knowledge only), with every opponent model
-switched off so that the deal is the textbook's uniform one:
+(`engine.games.<game>.players.prepare_sampler` / `sample_state`, the seat's public knowledge only), with every opponent
+model switched off so that the deal is the textbook's uniform one:
 
 - Durak: the opponent holds the cards the seat saw it take plus unseen cards drawn uniformly, the stock the rest
   below the shown indicator (durak.md §2.6, §3.7); `read=False` leaves out the reading of an `easy`-like opponent.
@@ -23,8 +23,11 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from engine.ai import durak, svoi_koziri, tadmur, talmut
 from engine.ai.view import SeatView
+from engine.games.durak import players as durak
+from engine.games.svoi_koziri import players as svoi_koziri
+from engine.games.tadmur import players as tadmur
+from engine.games.talmut import players as talmut
 from engine.protocol import JSON
 
 Deal = Callable[[random.Random], Any]

@@ -2,7 +2,7 @@
 
 Both weigh a card by its rank and keep trumps back: Durak's one trump suit (durak.md §3.1) and a Svoi Koziri
 player's own trump suit (svoi_koziri.md §3.1) beat any card of another suit. Svoi Koziri's `easy` and its search's
-playouts (engine/ai/svoi_koziri_playout.py, which tabulates these functions by card number) share `trump_cost`
+playouts (engine/games/svoi_koziri/playout.py, which tabulates these functions by card number) share `trump_cost`
 and `lay_value`.
 """
 

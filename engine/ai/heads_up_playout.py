@@ -1,11 +1,11 @@
 """How a two-seat game's fast-path playout ends and is scored: the loop every such fast path plays out with.
 
-The fast paths of Durak, Svoi Koziri and Tadmur (engine/ai/<game>_playout.py) each play a private mutable position
+The fast paths of Durak, Svoi Koziri and Tadmur (engine/games/<game>/playout.py) each play a private mutable position
 one move at a time, by their own policy, and must return what the search's loop over the public rules returns
 (engine/ai/search.py `_playout`): at the game's end the search's rewards, 1 for the winner and 0 for the loser (½
 each in a draw), and after `limit` moves the game's cut-off score. `play_out` is that loop once, for any position
 that says whether it is `over` and who won. Talmut's playouts end at the round's end and are scored by round points
-(engine/ai/talmut_playout.py `playout`): another ending, not this one.
+(engine/games/talmut/playout.py `playout`): another ending, not this one.
 """
 
 from __future__ import annotations

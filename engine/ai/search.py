@@ -2,7 +2,7 @@
 
 The search never receives a game state. Its input is a `SeatView` (what the seat's player sees over HTTP: its
 view and legal actions) plus `history`, the game's events as that seat may see them. Each iteration asks the
-game's determinizer (`sample_state(view, history, rng)` in `engine/ai/<game>.py`) for one full state consistent
+game's determinizer (`sample_state(view, history, rng)` in engine/games/<game>/players.py) for one full state consistent
 with everything the seat knows; the hidden cards in it are the AI's guess, never the real ones. It then walks one
 tree shared by all those guesses (single-observer ISMCTS, Cowling, Powley and Whitehouse 2012; the model is
 OpenSpiel's `open_spiel/python/algorithms/ismcts.py`): nodes are reached by the sequence of moves from the root,
@@ -20,8 +20,8 @@ the iterations it has left (by count, and by the moves left at `RATE_MARGIN` tim
 far): no later iteration could change the move, so that stop only saves time (exactly so when the count bounds
 it).
 
-Per-game hooks: each `engine/ai/<game>.py` hands the search its `SEARCH = SearchHooks(...)`, and `level(name,
-hooks)` makes a level of it (engine/ai/__init__.py `LEVELS`). One iteration is `_select_and_expand` (down the
+Per-game hooks: each engine/games/<game>/players.py hands the search its `SEARCH = SearchHooks(...)`, and `level(name,
+hooks)` makes a level of it (engine/ai/levels.py `Players.levels`). One iteration is `_select_and_expand` (down the
 tree by UCB to a new edge), `_playout` (on to the end or the cut-off) and `_backpropagate` (credit every edge on
 the path).
 """
@@ -67,19 +67,6 @@ class Budget:
 
 SEARCH_LEVELS = ("medium", "hard")
 """The levels that search (the others are rule bots)."""
-HARD_MOVES = {"durak": 48_000, "svoi_koziri": 48_000, "tadmur": 15_000, "talmut": 9_000}
-"""Moves one `hard` decision may apply, per game, besides its 1,000 samples at most: about 0.8 s on an idle core of
-the reference machine at the 95th percentile of the positions met in games, and the same number of moves, so the
-same decision, on a busy machine (docs/benchmarks.md). Since the playouts have fast paths a move costs about 6
-microseconds with its share of sampling and the tree in Durak and Svoi Koziri, 9 in Tadmur (where the 1,000 samples
-bind first) and 23-35 in Talmut."""
-BUDGETS: dict[str, dict[str, Budget]] = {
-    game: {"medium": Budget(iterations=100, seconds=1.0, moves=moves // 10),
-           "hard": Budget(iterations=1000, seconds=5.0, moves=moves)}
-    for game, moves in HARD_MOVES.items()
-}
-"""The default budget of each game's search levels: `medium` a tenth of `hard`'s work."""
-
 _cap: Budget | None = None
 
 
@@ -89,13 +76,27 @@ def cap_budgets(cap: Budget | None) -> None:
     _cap = cap
 
 
-def budget_for(game: str, level: str) -> Budget:
-    """The budget `level` searches with now in `game`: its default, lowered by any `cap_budgets` cap.
+def default_budget(hooks: SearchHooks[Any], level: str) -> Budget:
+    """The budget `level` searches with in `hooks`' game before any cap: `medium` a tenth of `hard`'s work.
+
+    `hard`: 1,000 samples and `hooks.hard_moves` moves at most, with a 5 s safety cap; `medium`: 100 samples and a
+    tenth of the moves, with a 1 s cap.
 
     Raises:
-        KeyError: no such game, or `level` does not search.
+        KeyError: `level` does not search.
     """
-    budget = BUDGETS[game][level]
+    hard = Budget(iterations=1000, seconds=5.0, moves=hooks.hard_moves)
+    return {"medium": Budget(iterations=hard.iterations // 10, seconds=1.0, moves=hard.moves // 10),
+            "hard": hard}[level]
+
+
+def budget_for(hooks: SearchHooks[Any], level: str) -> Budget:
+    """The budget `level` searches with now in `hooks`' game: `default_budget`, lowered by any `cap_budgets` cap.
+
+    Raises:
+        KeyError: `level` does not search.
+    """
+    budget = default_budget(hooks, level)
     if _cap is None:
         return budget
     return Budget(min(budget.iterations, _cap.iterations), min(budget.seconds, _cap.seconds),
@@ -157,12 +158,16 @@ def actions_to_choose_from(view: SeatView) -> list[Action]:
 
 @dataclass(frozen=True, slots=True)
 class SearchHooks(Generic[StateT]):
-    """What the search needs of one game; `engine/ai/<game>.py` builds its `SEARCH` of these.
+    """What the search needs of one game; engine/games/<game>/players.py builds its `SEARCH` of these.
 
     Attributes:
         game: the game's rules module.
         sample_state: `(view, history, rng) -> state`, the determinizer: a full state consistent with what the
             seat knows; the hidden cards in it are a guess.
+        hard_moves: the moves one `hard` decision may apply, besides its 1,000 samples at most (`medium`: a
+            tenth): about 0.8 s on an idle core of the reference machine at the 95th percentile of the positions
+            met in games, and the same number of moves, so the same decision, on a busy machine
+            (docs/benchmarks.md; each game's players.py says what a move costs there).
         prepare_sampler: `(view, history) -> (rng -> state)`, the same with the work every sample shares done once
             per search (Svoi Koziri replays its history once). Default: `sample_state` per sample.
         root_actions: `view -> actions`, the moves weighed at the root. Default: `playable_actions` (Talmut
@@ -170,18 +175,18 @@ class SearchHooks(Generic[StateT]):
         rollout_action: `(state, rng) -> (seat, action) | None`, the playout policy. Default: uniform over the
             legal actions (but `resign`) of a seat that must act.
         playout: `(state, start, rng, limit) -> (rewards, moves played)`, a game's fast path for a whole playout
-            (engine/ai/<game>_playout.py), used instead of the loop over the public rules and the game's policy:
+            (engine/games/<game>/playout.py), used instead of the loop over the public rules and the game's policy:
             it returns what that loop returns with the same `rng` (the rewards where the game or its `evaluate`
             stops, else its `estimate` after `limit` moves), and a differential test in the game's tests holds it
             to that.
         prepare_playout: `(view, history) -> playout`, the fast path built once per search from what the seat has
-            seen (Tadmur's policy models how often the opponent guesses: engine/ai/tadmur_playout.py); used
+            seen (Tadmur's policy models how often the opponent guesses: engine/games/tadmur/playout.py); used
             instead of `playout`, which it matches in shape and in what it must return.
         prepare_opponent: `(view, history) -> (state -> action | None) | None`, the opponent's move as the tree
             expects it, built once per search: where the opponent has played one rule bot's way in every move the
-            history shows (engine/ai/svoi_koziri.py and engine/ai/durak.py `prepare_opponent`), the tree weighs
-            only that bot's move at the opponent's nodes (an action it answers, legal there) instead of all of
-            them; None, or an answer of None, keeps every move. For games where one seat acts at a time: the move
+            history shows (engine/games/svoi_koziri/players.py and engine/games/durak/players.py `prepare_opponent`),
+            the tree weighs only that bot's move at the opponent's nodes (an action it answers, legal there) instead of
+            all of them; None, or an answer of None, keeps every move. For games where one seat acts at a time: the move
             stands for the whole list of moves at a node where the searching seat is not to act (they are then not
             worked out).
         evaluate: `(state, start) -> rewards | None`, rewards per seat in [0, 1] if the playout stops here; `start`
@@ -194,7 +199,7 @@ class SearchHooks(Generic[StateT]):
         exact_state: `(view, history) -> state | None`, the full state when the seat knows every card in it (Durak
             once the stock is empty), else None: a search level then solves the rest exactly (engine/ai/solver.py).
         solve: `(state, seat, actions, max_moves) -> Solution`, a game's fast path for solving
-            (engine/ai/<game>_playout.py), used instead of engine/ai/solver.py `solve` over the public rules: it
+            (engine/games/<game>/playout.py), used instead of engine/ai/solver.py `solve` over the public rules: it
             returns what that returns with the game's transposition key, moves spent included, and a differential
             test in the game's tests holds it to that. Default: `solve` over the public rules, each state its key.
         solve_share: the share of a level's moves a solve may spend (the rest goes to the search if it fails).
@@ -209,6 +214,7 @@ class SearchHooks(Generic[StateT]):
 
     game: Game[StateT, Any]
     sample_state: Callable[[SeatView, Sequence[JSON], random.Random], StateT]
+    hard_moves: int
     prepare_sampler: Callable[[SeatView, Sequence[JSON]], Callable[[random.Random], StateT]] | None = None
     root_actions: Callable[[SeatView], list[Action]] = playable_actions
     rollout_action: Callable[[StateT, random.Random], Move | None] | None = None
@@ -491,7 +497,7 @@ def solve_exactly(hooks: SearchHooks[Any], view: SeatView, max_moves: int) -> So
 
 
 def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Random], Action | None]:
-    """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, within `budget_for(game, name)`.
+    """The chooser of search level `name` (`medium`, `hard`) for `hooks`' game, within `budget_for(hooks, name)`.
 
     `hooks.before_search`, if set, may answer first (module docstring of `SearchHooks`). Where the seat knows
     every card (`hooks.exact_state`), `hooks.solve_share` of the budget's moves go to solving the rest of the game
@@ -505,7 +511,7 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
             early = hooks.before_search(view, rng)
             if not isinstance(early, str):
                 return early
-        budget = budget_for(hooks.game.ID, name)
+        budget = budget_for(hooks, name)
         solved = solve_exactly(hooks, view, int(budget.moves * hooks.solve_share))
         if solved is not None:
             if solved.keeping_move is not None:
@@ -517,6 +523,6 @@ def level(name: str, hooks: SearchHooks[Any]) -> Callable[[SeatView, random.Rand
         return action
 
     choose.__name__ = name
-    choose.__doc__ = (f"Level `{name}`: information-set MCTS (engine.ai.search) within "
-                      f"`budget_for({hooks.game.ID!r}, {name!r})`.")
+    choose.__doc__ = (f"Level `{name}`: information-set MCTS (engine.ai.search) within the {hooks.game.ID} "
+                      f"hooks' `budget_for(hooks, {name!r})`.")
     return choose

@@ -1,7 +1,7 @@
 """Exact play of small two-seat positions where the seat knows every card: alpha-beta over the engine's own rules.
 
 `solve` walks a game's public rules module; `walk` walks any `Rules`, e.g. a game's fast path (Durak's:
-engine/ai/durak_playout.py `solve`, held to the same answers by a differential test).
+engine/games/durak/playout.py `solve`, held to the same answers by a differential test).
 
 Once a position holds no hidden card for the seat (Durak once the stock is empty: the opponent's hand is every card
 not in the seat's hand, on the table or in the discard pile it remembers, durak.md §6.4), the rest of the game is a

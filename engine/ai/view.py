@@ -1,4 +1,4 @@
-"""What an AI may know: `SeatView`, the API view of one seat, and the engine-side builders of it.
+"""What an AI may know: `SeatView`, the API view of one seat, and `history_entry`, one event as it sees it.
 
 An AI sees exactly what its seat's player would see over HTTP: the seat's view and its legal actions, never the
 game state. That is the type-level guarantee that no level can peek at hidden cards.
@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict
 
-from engine.games import GAMES
 from engine.protocol import JSON, Action, Event, Seat
 from engine.redaction import event_for
 
@@ -26,18 +25,6 @@ class SeatView(TypedDict):
     state: Any
     legal_actions: Sequence[Action]
     history: NotRequired[Sequence[JSON]]
-
-
-def seat_view(game_id: str, state: Any, seat: Seat, history: Sequence[JSON] = ()) -> SeatView:
-    """The `SeatView` of `seat` in an active game's `state`, exactly as the worker builds it from the API view.
-
-    For engine-only callers (the benchmark, tests); the worker uses `service.views.ai_seat_view`.
-    """
-    game = GAMES[game_id]
-    legal = [dict(action) for action in game.legal_actions(state, seat)] if seat in game.to_act(state) else []
-    return SeatView(
-        game=game_id, you=seat, state=game.view(state, seat).state, legal_actions=legal, history=list(history)
-    )
 
 
 def history_entry(version: int, event: Event, seat: Seat) -> dict[str, JSON]:

@@ -8,8 +8,8 @@ from flask.views import MethodView
 from flask_smorest import abort
 
 from engine import GAMES
-from engine.ai import LEVEL_DESCRIPTIONS, LEVELS
 from engine.ai.ratings import RATINGS
+from engine.players import LEVEL_DESCRIPTIONS, LEVELS
 from service.extensions import Blueprint
 from service.schemas.games import RulesSchema
 

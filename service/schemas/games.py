@@ -13,7 +13,7 @@ from engine import GAMES
 from service.clocks import OPTION as CLOCK
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
-from service.schemas.states import STATE_SCHEMAS
+from service.schemas.states import state_field
 from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
@@ -303,10 +303,7 @@ def _game_views(game_id: str) -> tuple[type[ma.Schema], type[ma.Schema]]:
             fields.Nested(ACTION_SCHEMAS[game_id]), required=True,
             metadata={"description": "each the exact body to POST to /actions"},
         ),
-        "state": fields.Nested(
-            STATE_SCHEMAS[game_id], allow_none=True, required=True,
-            metadata={"description": "the table; null while the game is waiting for players"},
-        ),
+        "state": state_field(game_id),
     })
     seated = type(f"{camel}SeatedViewSchema", (view,), {
         "__doc__": f"The view of a {game_id} game for a new seat, with the seat's secret token (shown once).",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields
 
+from engine.games import DECLARED
+
 
 def card(description: str | None = None, **kwargs: object) -> fields.String:
     """A card code, e.g. `10H`."""
@@ -204,10 +206,21 @@ class TalmutStateSchema(ma.Schema):
     options = fields.Nested(TalmutOptionsSchema, required=True)
 
 
-STATE_SCHEMAS: dict[str, type[ma.Schema]] = {
-    "durak": DurakStateSchema,
-    "svoi_koziri": SvoiKoziriStateSchema,
-    "tadmur": TadmurStateSchema,
-    "talmut": TalmutStateSchema,
+NAMED: dict[str, type[ma.Schema]] = {
+    schema.__name__: schema
+    for schema in (DurakStateSchema, SvoiKoziriStateSchema, TadmurStateSchema, TalmutStateSchema)
 }
-"""Game id -> the schema of its view's `state`."""
+"""The typed view states, by the name a game's declaration gives (`GameDeclaration.state_schema`)."""
+
+
+def state_field(game_id: str) -> fields.Field:
+    """The view's `state` field of `game_id`: its declared schema, or any JSON object where it declares none.
+
+    Raises:
+        KeyError: the game declares a schema name that is not in `NAMED`.
+    """
+    name = DECLARED[game_id].state_schema
+    metadata = {"description": "the table; null while the game is waiting for players"}
+    if name is None:
+        return fields.Dict(allow_none=True, required=True, metadata=metadata)
+    return fields.Nested(NAMED[name], allow_none=True, required=True, metadata=metadata)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import requests
 
-from engine.ai import choose_action
+from engine.players import choose_action
 from tests.e2e.stack import Stack, StallGuard
 
 pytestmark = pytest.mark.e2e

@@ -225,11 +225,11 @@ def test_a_first_legal_action_bot_against_hard_seats_sees_round_one_end(
     """Issue 45: the bot at seat 0 posts the first action it is offered (but `resign`) whenever it has one, against
     `hard` seats. With 3 seats and default options it once made 7,183 wrong matches in one window, and with matches
     skipped the `hard` seats never called: round 1 did not end in 6 minutes. Now each seat gets one wrong match per
-    window (talmut.md §3.11, §7.23) and the search seats call (engine/ai/talmut.py `search_first`): round 1 ends, and
-    no seat ever made two wrong matches in one window. At 8 seats the bot's penalty cards spent the 7-card stock, and
-    the `hard` seats, each under 1 in 7 to be lowest, took the pile's one card and put it back for 2,000 versions (CI):
-    now they call once the stock is spent (`stock_spent`). The tables of 5 and 8 play one round (target 1) with a
-    shorter pause, to keep the test short."""
+    window (talmut.md §3.11, §7.23) and the search seats call (engine/games/talmut/players.py `search_first`): round 1
+    ends, and no seat ever made two wrong matches in one window. At 8 seats the bot's penalty cards spent the 7-card
+    stock, and the `hard` seats, each under 1 in 7 to be lowest, took the pile's one card and put it back for 2,000
+    versions (CI): now they call once the stock is spent (`stock_spent`). The tables of 5 and 8 play one round (target
+    1) with a shorter pause, to keep the test short."""
     session = requests.Session()
     created = call(session, "POST", f"{stack.base_url}/v1/games", json={
         "game": "talmut", "seed": 45, "options": options,

@@ -6,10 +6,10 @@ import random
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from engine.ai import LEVELS, SEARCH_HOOKS, history_entry, seat_view
 from engine.ai.search import budget_for
 from engine.ai.solver import solve
 from engine.games import GAMES
+from engine.players import LEVELS, SEARCH_HOOKS, history_entry, seat_view
 
 
 def solved_wins_lost(
@@ -27,7 +27,7 @@ def solved_wins_lost(
     each from its own view and history.
     """
     game = GAMES[game_id]
-    solve_moves = int(budget_for(game_id, "hard").moves * SEARCH_HOOKS[game_id].solve_share)
+    solve_moves = int(budget_for(SEARCH_HOOKS[game_id], "hard").moves * SEARCH_HOOKS[game_id].solve_share)
     lost: list[int] = []
     played, seed = 0, 0
     while played < count:

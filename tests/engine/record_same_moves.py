@@ -5,8 +5,8 @@
 tests/engine/test_same_moves.py then holds every later version of the code to the same moves: a restructuring of
 the AI (issue 40) must not change how it plays. Record anew only in a change meant to make the AI play differently,
 and say in its commit which moves changed and why. Each position is a seeded game (`new_game(seats, defaults,
-seed=seed)`) after `moves` random moves (`position`); each level answers through `engine.ai.choose_action` with
-`random.Random(rng)`, at its default budget (the search levels: engine/ai/search.py `BUDGETS`, counted in work),
+seed=seed)`) after `moves` random moves (`position`); each level answers through `engine.players.choose_action` with
+`random.Random(rng)`, at its default budget (the search levels: engine/ai/search.py `default_budget`, counted in work),
 from the view the worker would give it (the history only to a level that reads it, `reads_history`).
 """
 
@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.ai import choose_action, history_entry, reads_history, search, seat_view
+from engine.ai import search
 from engine.games import GAMES
+from engine.players import choose_action, history_entry, reads_history, seat_view
 from engine.protocol import JSON, Seat
 
 RECORDED = Path(__file__).with_name("same_moves.json")
@@ -87,13 +88,12 @@ def play(case: dict[str, Any]) -> JSON:
     seat, level = case["seat"], case["level"]
     history = histories[seat] if reads_history(case["game"], level) else ()
     view = seat_view(case["game"], state, seat, history)
-    budgets = search.BUDGETS[case["game"]]
-    saved = dict(budgets)
-    budgets.update({name: dataclasses.replace(budget, seconds=SAFETY_SECONDS) for name, budget in saved.items()})
+    default = search.default_budget
+    search.default_budget = lambda hooks, level: dataclasses.replace(default(hooks, level), seconds=SAFETY_SECONDS)
     try:
         action = choose_action(view, level, random.Random(case["rng"]))
     finally:
-        budgets.update(saved)
+        search.default_budget = default
     return json.loads(json.dumps(action))
 
 

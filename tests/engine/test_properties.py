@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import CardField, ChoiceField, Field, IntegerField
-from engine.ai import LEVELS, choose_action, seat_view
 from engine.ai.search import SEARCH_LEVELS
 from engine.cards import shuffled
 from engine.errors import IllegalAction, NotYourTurn
 from engine.games import GAMES
+from engine.players import LEVELS, choose_action, seat_view
 from engine.protocol import Action, Event, Game, Seat, capabilities
 from engine.redaction import codes_in, event_for
 

@@ -3,7 +3,7 @@
 tests/engine/record_same_moves.py recorded, for seeded positions of each game (Talmut at 3 seats), the move of
 `random`, `easy` and `medium` for every seat to act and of `hard` at two positions per game, through
 `engine.ai.choose_action` at the default budgets. The search levels are a function of the view and the seed: their
-budgets are counted in work (iterations and moves applied, engine/ai/search.py `BUDGETS`), and the recording
+budgets are counted in work (iterations and moves applied, engine/ai/search.py `default_budget`), and the recording
 played the same moves under two `PYTHONHASHSEED`s. Their wall-time caps are the one thing a loaded machine could
 change, so here they are raised to a hang guard (`SAFETY_SECONDS`). A change meant to make the AI play
 differently records the file anew and says which moves changed; a restructuring changes none.

@@ -20,19 +20,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import (
+from engine.ai import search
+from engine.ai.search import Budget, SearchStats, ismcts
+from engine.cards import shuffled
+from engine.games import GAMES, durak, svoi_koziri, tadmur, talmut
+from engine.games.tadmur import players as tadmur_ai
+from engine.players import (
     DETERMINIZERS,
     LEVELS,
     SEARCH_HOOKS,
     SeatView,
     history_entry,
-    search,
     seat_view,
 )
-from engine.ai import tadmur as tadmur_ai
-from engine.ai.search import Budget, SearchStats, ismcts
-from engine.cards import shuffled
-from engine.games import GAMES, durak, svoi_koziri, tadmur, talmut
 from engine.protocol import capabilities
 from tests.decks import cards
 from tests.engine.durak import test_playout as durak_reference
@@ -141,12 +141,13 @@ def test_a_search_out_of_time_plays_its_best_move_so_far() -> None:
 
 
 def test_budgets_are_per_game_and_level_and_capped_in_tests() -> None:
-    assert set(search.BUDGETS) == set(GAMES)
-    for game_id in GAMES:
+    hard_moves = {game_id: search.default_budget(SEARCH_HOOKS[game_id], "hard").moves for game_id in GAMES}
+    assert hard_moves == {"durak": 48_000, "svoi_koziri": 48_000, "tadmur": 15_000, "talmut": 9_000}
+    for game_id, hooks in SEARCH_HOOKS.items():
         assert list(LEVELS[game_id]) == ["random", "easy", *search.SEARCH_LEVELS]
-        medium, hard = search.BUDGETS[game_id]["medium"], search.BUDGETS[game_id]["hard"]
-        assert medium.moves < hard.moves and medium.iterations < hard.iterations
-        assert search.budget_for(game_id, "hard").iterations <= hard.iterations
+        medium, hard = search.default_budget(hooks, "medium"), search.default_budget(hooks, "hard")
+        assert (medium.iterations, medium.moves) == (100, hard.moves // 10) and hard.iterations == 1000
+        assert search.budget_for(hooks, "hard").iterations < hard.iterations
 
 
 def _spin(stop: Any) -> None:
@@ -162,7 +163,7 @@ def test_a_hard_decision_is_the_same_on_an_idle_and_a_busy_machine(monkeypatch: 
     monkeypatch.setattr(search, "_cap", None)  # the default budget, not the suite's cap (tests/conftest.py)
     _, view = views_for("durak", 2, 3, steps=12)
     # the default work; the wall-time safety cap lifted, as on a far busier machine it may cut a decision short
-    budget = dataclasses.replace(search.budget_for("durak", "hard"), seconds=600)
+    budget = dataclasses.replace(search.budget_for(SEARCH_HOOKS["durak"], "hard"), seconds=600)
     assert budget.moves < search.UNLIMITED_MOVES
 
     def hard() -> tuple[Any, int, int, dict[str, int]]:
@@ -305,26 +306,26 @@ def test_the_search_makes_the_recorded_choices() -> None:
     `search_choices.json` by the code of f5e7a93: restructuring the search (issue 16) changed nothing it decides.
     A change meant to make the AI play differently (issue 17) records the file anew, and says so. The Talmut
     views got the `options` their games had (the defaults) when views began to show them: the same choices
-    follow. Durak's playout became `lowest`-like (issue 17, engine/ai/durak.py `rollout_action` up to 61495d0):
-    its three views whose choices it changed were recorded anew. Talmut's playouts then became rewarded by round
-    points and cut off after `ROLLOUT_LIMIT` moves (engine/ai/talmut.py `evaluate`, and `estimate` up to
-    61495d0): the ten Talmut views whose choice, iterations or visits that changed were recorded anew (six of
+    follow. Durak's playout became `lowest`-like (issue 17, engine/games/durak/players.py `rollout_action` up to
+    61495d0): its three views whose choices it changed were recorded anew. Talmut's playouts then became rewarded by
+    round points and cut off after `ROLLOUT_LIMIT` moves (engine/games/talmut/players.py `evaluate`, and `estimate` up
+    to 61495d0): the ten Talmut views whose choice, iterations or visits that changed were recorded anew (six of
     them a different move). Svoi Koziri's playouts then lay half the time `lowest`'s way (issue 17,
-    engine/ai/svoi_koziri_playout.py): its three views whose choice or visits that changed were recorded anew (two
+    engine/games/svoi_koziri/playout.py): its three views whose choice or visits that changed were recorded anew (two
     of them a different move). Durak's playout then mixed `easy`'s rules with `lowest`'s, per seat per playout
-    (engine/ai/durak_playout.py `playout`): its three views whose visits that changed were recorded anew (two of
+    (engine/games/durak/playout.py `playout`): its three views whose visits that changed were recorded anew (two of
     them a different move). Svoi Koziri's playouts then let the opponent lay its cards the way it has laid them so
-    far (engine/ai/svoi_koziri.py `prepare_playout`): its three views whose choice that changed were recorded anew.
-    Talmut's search then weighed `call` only where `easy` calls (engine/ai/talmut.py `root_actions`): its three
-    views that list a call were recorded anew (one of them a different move). Talmut's tree then played the card
-    just drawn by the playout policy below the root (engine/ai/talmut.py `drawn_card_move`): its five views whose visits
-    that changed were recorded anew (two of them a different move). Talmut's windows then allowed one wrong match
-    per seat (talmut.md §3.11, issue 45): the tree, which plays every seat's matches below the root, lost the
-    repeated wrong ones, and the views' windows got their `wrong_matchers` (none): its four views whose visits that
+    far (engine/games/svoi_koziri/players.py `prepare_playout`): its three views whose choice that changed were recorded
+    anew. Talmut's search then weighed `call` only where `easy` calls (engine/games/talmut/players.py `root_actions`):
+    its three views that list a call were recorded anew (one of them a different move). Talmut's tree then played the
+    card just drawn by the playout policy below the root (engine/games/talmut/players.py `drawn_card_move`): its five
+    views whose visits that changed were recorded anew (two of them a different move). Talmut's windows then allowed one
+    wrong match per seat (talmut.md §3.11, issue 45): the tree, which plays every seat's matches below the root, lost
+    the repeated wrong ones, and the views' windows got their `wrong_matchers` (none): its four views whose visits that
     changed were recorded anew (one of them a different move, a 20-20 tie of its two draws). Talmut's root then
     stopped weighing the discard of a card taken from the discard pile that the drawn card's rule swaps in, and its
-    call moved before the search (issue 45, engine/ai/talmut.py `root_actions`, `search_first`): its three views
-    holding such a card were recorded anew (two of them a different move).
+    call moved before the search (issue 45, engine/games/talmut/players.py `root_actions`, `search_first`): its three
+    views holding such a card were recorded anew (two of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

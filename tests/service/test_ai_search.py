@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from rq.timeouts import JobTimeoutException
 
-from engine.ai import LEVELS, search
+from engine.ai import search
+from engine.players import LEVELS, SEARCH_HOOKS
 from service.turns import AI_JOB_TIMEOUT_SECONDS
 from worker import jobs
 
@@ -30,7 +31,8 @@ def test_all_ai_game_hard_against_random_plays_itself_through_the_worker(api, ga
 
 
 def test_the_job_timeout_is_above_every_levels_wall_budget() -> None:
-    caps = [budget.seconds for levels in search.BUDGETS.values() for budget in levels.values()]
+    caps = [search.default_budget(hooks, level).seconds
+            for hooks in SEARCH_HOOKS.values() for level in search.SEARCH_LEVELS]
     assert max(caps) * 10 < AI_JOB_TIMEOUT_SECONDS
 
 

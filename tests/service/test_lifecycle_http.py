@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from service.rematch import ROTATES, rematch_seat
+from service.rematch import rematch_seat
 from tests.engine.talmut.notation import E1
 from tests.service.test_durak_http import K1
 
@@ -138,6 +138,11 @@ def test_leaving_talmut_hands_the_seat_to_the_ai_and_leaving_again_changes_nothi
 
 
 # --- rematch ------------------------------------------------------------------------------------------------------
+
+
+ROTATES = {"durak": False, "svoi_koziri": True, "tadmur": True, "talmut": True}
+"""Whether a rematch moves the players one seat on: where the rules fix who starts by seat (svoi_koziri.md §2.8,
+tadmur.md §2.1, talmut.md §2.5), not where the deal decides it (durak.md §2.6)."""
 
 
 @pytest.mark.parametrize("game", sorted(ROTATES))

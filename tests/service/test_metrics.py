@@ -76,7 +76,7 @@ def test_one_process_reports_its_process_and_python_collectors_and_the_build(api
 
 
 def test_ai_fallbacks_are_counted_by_game_level_and_reason(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from engine.ai import LEVELS
+    from engine.players import LEVELS
 
     def broken(view, rng):  # type: ignore[no-untyped-def]
         raise RuntimeError("search broke")

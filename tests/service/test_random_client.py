@@ -14,7 +14,7 @@ import random
 import pytest
 
 from engine import GAMES
-from engine.ai import LEVELS
+from engine.players import LEVELS
 from engine.redaction import codes_in
 
 PLAYED = os.environ.get("RANDOM_CLIENT_GAMES", "10")

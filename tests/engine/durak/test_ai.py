@@ -1,4 +1,5 @@
-"""The `easy` Durak AI: cheap-card rules that press the defender, reading only the JSON view (engine/ai/durak.py).
+"""The `easy` Durak AI: cheap-card rules that press the defender, reading only the JSON view
+(engine/games/durak/players.py).
 
 Its endgame solving is tested with the search levels' in test_endgame.py."""
 
@@ -6,10 +7,10 @@ from __future__ import annotations
 
 import random
 
-from engine.ai import choose_action, seat_view
 from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
+from engine.players import choose_action, seat_view
 from tests.decks import cards
 
 FILLER = "6S 7S 8S 9S 10S JS QS KS AS"  # a large stock, so the game is early

@@ -1,5 +1,5 @@
 """Exact Durak endgames (issue 17): once the stock is empty the seat knows every card, and the search levels solve
-the rest (engine/ai/solver.py over durak.py's own rules, from `engine.ai.durak.exact_state`).
+the rest (engine/ai/solver.py over durak.py's own rules, from `engine.games.durak.players.exact_state`).
 
 Each crafted position has exactly one winning move, found by the solver and checked by hand in its docstring
 (durak.md §3: L is the bout limit, A the attacker, D the defender; trumps beat every plain card).
@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from engine.ai import LEVELS, history_entry, seat_view
-from engine.ai.durak import SOLVABLE_CARDS, exact_state, solve_key
 from engine.ai.solver import solve
 from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
+from engine.games.durak.players import SOLVABLE_CARDS, exact_state, solve_key
+from engine.players import LEVELS, history_entry, seat_view
 from tests.decks import cards
 from tests.engine.endgames import solved_wins_lost
 
@@ -70,9 +70,9 @@ def test_lead_the_card_the_defender_cannot_beat() -> None:
 
 
 def test_easy_solves_a_small_endgame_and_plays_by_its_rules_without_the_history() -> None:
-    """`easy` solves endgames within its few moves (engine/ai/durak.py `EASY_SOLVE_MOVES`): it leads 6♦ (above).
-    Without the history the discard pile is unknown, so there is nothing to solve and its rule leads the first of
-    the cheapest cards, the losing 6♠."""
+    """`easy` solves endgames within its few moves (engine/games/durak/players.py `EASY_SOLVE_MOVES`): it leads 6♦
+    (above). Without the history the discard pile is unknown, so there is nothing to solve and its rule leads the first
+    of the cheapest cards, the losing 6♠."""
     state = endgame(Suit.HEARTS, ("6S 6D", "7S"), 0)
     assert play("easy", state, remembered(state)) == {"type": "attack", "card": "6D"}
     assert play("easy", state, []) == {"type": "attack", "card": "6S"}

@@ -1,4 +1,4 @@
-"""The search's fast path for Durak playouts (engine/ai/durak_playout.py) against the public rules (durak.py).
+"""The search's fast path for Durak playouts (engine/games/durak/playout.py) against the public rules (durak.py).
 
 Differential tests: thousands of random games played through both, move by move, must list the same moves in the
 same order and reach the same states; a whole playout must return what the search's loop over the public rules
@@ -11,13 +11,13 @@ import random
 
 import pytest
 
-from engine.ai import durak as durak_ai
-from engine.ai import durak_playout
 from engine.ai.costs import trump_cost
-from engine.ai.durak_playout import Position
 from engine.ai.solver import solve
 from engine.games import durak
 from engine.games.durak import DurakState
+from engine.games.durak import players as durak_ai
+from engine.games.durak import playout as durak_playout
+from engine.games.durak.playout import Position
 from engine.protocol import Action
 from tests.engine import lockstep
 
@@ -51,7 +51,7 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
 
 def reference_action(state: DurakState, rng: random.Random) -> Action:
     """The playout policy written out on action bodies: one time in ten a random action, else, when bit `seat` of
-    the state's seed is set for the seat to act, `easy`'s rules (engine/ai/durak.py `_rules_move`), otherwise
+    the state's seed is set for the seat to act, `easy`'s rules (engine/games/durak/players.py `_rules_move`), otherwise
     `lowest`'s move (the cheapest card by engine.ai.costs.trump_cost, first of equals, else the first action)."""
     actions = listed(state)
     if rng.random() < durak_playout.EXPLORE:
@@ -109,9 +109,9 @@ def test_playout_counts_the_moves_to_a_known_end() -> None:
 def test_solve_finds_what_the_solver_over_the_public_rules_finds() -> None:
     """From every position of 20 random games once the stock is empty and at most `SOLVABLE_CARDS` are in play
     (what `easy` and the search solve; mid-bout ones too: an open card, a take), the fast solve and
-    engine/ai/solver.py `solve` over the public rules with `engine.ai.durak.solve_key` give the same `Solution`
-    (value, action, moves spent), with `easy`'s budget of 1,500 moves (most solved, some out of moves) and with 60
-    (mostly out of moves: the budget is counted alike)."""
+    engine/ai/solver.py `solve` over the public rules with `engine.games.durak.players.solve_key` give the same
+    `Solution` (value, action, moves spent), with `easy`'s budget of 1,500 moves (most solved, some out of moves) and
+    with 60 (mostly out of moves: the budget is counted alike)."""
     outcomes = {"solved": 0, "out of moves": 0}
     for seed in range(20):
         rng = random.Random(seed)

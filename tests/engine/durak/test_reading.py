@@ -1,4 +1,5 @@
-"""Reading a Durak opponent that plays `easy`'s way: which hidden hands its moves leave (engine/ai/durak_reading.py)."""
+"""Reading a Durak opponent that plays `easy`'s way: which hidden hands its moves leave
+(engine/games/durak/reading.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import choose_action, history_entry, seat_view
-from engine.ai import durak as durak_ai
-from engine.ai.durak_reading import Reading, read_opponent
 from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
+from engine.games.durak import players as durak_ai
+from engine.games.durak.reading import Reading, read_opponent
+from engine.players import choose_action, history_entry, seat_view
 from engine.protocol import capabilities
 from tests.decks import cards, stacked_deck
 
@@ -67,7 +68,8 @@ def test_a_move_that_rules_out_only_cards_the_seat_holds_tells_nothing() -> None
 
 
 def test_the_deal_is_easys_own_play() -> None:
-    """Seat 1's moves above are the ones `easy` makes (engine/ai/durak.py), so the reading below reads `easy`."""
+    """Seat 1's moves above are the ones `easy` makes (engine/games/durak/players.py), so the reading below reads
+    `easy`."""
     state = durak.position(Suit.HEARTS, cards(STOCK), (cards(HANDS[0]), cards(HANDS[1])), 1)
     for seat, action in EASY_BOUT:
         if seat == 1:

@@ -1,5 +1,6 @@
 """Exact Svoi Koziri endgames (issue 17): after the deal every card is known to a player that remembers, so once
-the hands are small the search levels solve the rest (engine/ai/solver.py, from `engine.ai.svoi_koziri.exact_state`).
+the hands are small the search levels solve the rest (engine/ai/solver.py, from
+`engine.games.svoi_koziri.players.exact_state`).
 
 Trumps: seat 0 ♠, seat 1 ♥ (svoi_koziri.md §3.1: a player's own trump beats any card of another suit, and its own
 trump suit is beaten only by a higher card of that suit).
@@ -9,13 +10,13 @@ from __future__ import annotations
 
 import random
 
-from engine.ai import LEVELS, seat_view
-from engine.ai.search import BUDGETS, solve_exactly
+from engine.ai.search import default_budget, solve_exactly
 from engine.ai.solver import solve
-from engine.ai.svoi_koziri import SEARCH, SOLVE_SHARE
 from engine.cards import FRENCH_36, Suit
 from engine.games import svoi_koziri as sk
 from engine.games.svoi_koziri import SvoiKoziriState
+from engine.games.svoi_koziri.players import SEARCH, SOLVE_SHARE
+from engine.players import LEVELS, seat_view
 from tests.decks import cards
 from tests.engine.endgames import solved_wins_lost
 
@@ -52,7 +53,7 @@ def test_beat_with_the_small_trump_and_leave_the_opponent_a_card_of_its_own_trum
 def test_the_solve_fits_in_hards_share_of_its_default_moves() -> None:
     """`hard` spends `SOLVE_SHARE` of its default moves solving (the suite's own budget is smaller)."""
     view = seat_view("svoi_koziri", facing(("7S 8H KH", "JS 9H"), "7H 7C KS 10H"), 0)
-    moves = int(BUDGETS["svoi_koziri"]["hard"].moves * SOLVE_SHARE)
+    moves = int(default_budget(SEARCH, "hard").moves * SOLVE_SHARE)
     solved = solve_exactly(SEARCH, view, moves)
     assert solved is not None and (solved.value, solved.action) == (1.0, {"type": "beat", "card": "7S"})
 

@@ -1,4 +1,4 @@
-"""The search's fast path for Svoi Koziri playouts (engine/ai/svoi_koziri_playout.py) against the public rules.
+"""The search's fast path for Svoi Koziri playouts (engine/games/svoi_koziri/playout.py) against the public rules.
 
 Differential tests: random games played through both (svoi_koziri.py's `legal_actions` and `apply`, the position's
 `moves` and `play`), move by move, must list the same moves in the same order and reach the same states; a whole
@@ -12,10 +12,13 @@ import random
 from collections import Counter
 from itertools import product
 
-from engine.ai import svoi_koziri_playout
 from engine.ai.costs import lay_value, trump_cost
 from engine.ai.search import Budget, ismcts
-from engine.ai.svoi_koziri import (
+from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS
+from engine.games import svoi_koziri as sk
+from engine.games.svoi_koziri import SvoiKoziriState
+from engine.games.svoi_koziri import playout as svoi_koziri_playout
+from engine.games.svoi_koziri.players import (
     SEARCH,
     TRUSTED_AFTER,
     easy,
@@ -23,11 +26,8 @@ from engine.ai.svoi_koziri import (
     opponent_ways,
     prepare_opponent,
 )
-from engine.ai.svoi_koziri_playout import Position
-from engine.ai.view import history_entry, seat_view
-from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS
-from engine.games import svoi_koziri as sk
-from engine.games.svoi_koziri import SvoiKoziriState
+from engine.games.svoi_koziri.playout import Position
+from engine.players import history_entry, seat_view
 from engine.protocol import Action
 from tests.decks import cards
 from tests.engine import lockstep

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from engine.ai import choose_action, seat_view
-from engine.ai.svoi_koziri import easy
 from engine.cards import FRENCH_36, Suit, parse_deck
 from engine.errors import GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from engine.games import svoi_koziri
 from engine.games.svoi_koziri import SvoiKoziriState
+from engine.games.svoi_koziri.players import easy
+from engine.players import choose_action, seat_view
 from engine.protocol import Action
 from engine.redaction import event_for
 from tests.decks import cards

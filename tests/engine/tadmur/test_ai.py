@@ -1,14 +1,16 @@
-"""The Tadmur AI, reading only the JSON view (engine/ai/tadmur.py): `easy`'s target tracking, parity and when to
-guess; the search hooks' root moves and opponent model."""
+"""The Tadmur AI, reading only the JSON view (engine/games/tadmur/players.py): `easy`'s target tracking, parity and when
+to guess; the search hooks' root moves and opponent model."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from engine.ai import SeatView, choose_action, history_entry, seat_view, tadmur_playout
 from engine.ai.search import Budget, ismcts
-from engine.ai.tadmur import (
+from engine.games import tadmur
+from engine.games.tadmur import RANKS, TadmurState
+from engine.games.tadmur import playout as tadmur_playout
+from engine.games.tadmur.players import (
     SEARCH,
     candidates,
     guess_rates,
@@ -17,9 +19,8 @@ from engine.ai.tadmur import (
     root_actions,
     target_weights,
 )
-from engine.ai.tadmur_playout import Position, choose
-from engine.games import tadmur
-from engine.games.tadmur import RANKS, TadmurState
+from engine.games.tadmur.playout import Position, choose
+from engine.players import SeatView, choose_action, history_entry, seat_view
 from tests.decks import cards
 from tests.engine.tadmur.test_scenarios import D1, D2, D3, PASS, deal, play
 
@@ -196,7 +197,7 @@ def test_the_search_weighs_every_placement_and_one_guess() -> None:
 
 
 def guesses(move: int) -> bool:
-    """Whether a move of the playout's position is a guess (engine/ai/tadmur_playout.py)."""
+    """Whether a move of the playout's position is a guess (engine/games/tadmur/playout.py)."""
     return tadmur_playout.action(move)["type"] == "guess"
 
 

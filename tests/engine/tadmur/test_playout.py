@@ -1,4 +1,4 @@
-"""The search's fast path for Tadmur playouts (engine/ai/tadmur_playout.py) against the public rules (tadmur.py).
+"""The search's fast path for Tadmur playouts (engine/games/tadmur/playout.py) against the public rules (tadmur.py).
 
 Differential tests: thousands of random games played through both, move by move, must list the same moves in the
 same order and reach the same states; a whole playout must return what the search's loop over the public rules
@@ -11,12 +11,12 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from engine.ai import tadmur_playout
 from engine.ai.search import DEFAULT_ROLLOUT_LIMIT
-from engine.ai.tadmur import SEARCH, reachable
-from engine.ai.tadmur_playout import Position
 from engine.games import tadmur
 from engine.games.tadmur import TadmurState
+from engine.games.tadmur import playout as tadmur_playout
+from engine.games.tadmur.players import SEARCH, reachable
+from engine.games.tadmur.playout import Position
 from engine.protocol import Action
 from tests.engine import lockstep
 from tests.engine.tadmur.test_scenarios import D1, D2, deal, play

@@ -8,9 +8,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai.tadmur import reachable
 from engine.games import tadmur
 from engine.games.tadmur import TadmurState
+from engine.games.tadmur.players import reachable
 from engine.protocol import Action
 from engine.redaction import codes_in, event_for
 

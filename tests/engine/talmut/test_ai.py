@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from engine.ai import DETERMINIZERS, choose_action, seat_view, talmut_playout
-from engine.ai import talmut as talmut_ai
 from engine.ai.search import Budget, SearchStats, ismcts
 from engine.games import talmut
+from engine.games.talmut import players as talmut_ai
+from engine.games.talmut import playout as talmut_playout
+from engine.players import DETERMINIZERS, choose_action, seat_view
 from tests.engine.talmut.notation import E1, E2, E3, deal, legal, play
 
 

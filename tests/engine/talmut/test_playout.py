@@ -1,4 +1,4 @@
-"""The search's fast path for Talmut playouts (engine/ai/talmut_playout.py) against the public rules.
+"""The search's fast path for Talmut playouts (engine/games/talmut/playout.py) against the public rules.
 
 Differential tests: thousands of random games played through both, move by move, must list the same seats to act,
 the same moves in the same order for each of them, and reach the same states; a whole playout must return what
@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from engine.ai import talmut as talmut_ai
-from engine.ai import talmut_playout
-from engine.ai.talmut_playout import Position
 from engine.cards import shuffled
 from engine.games import talmut
 from engine.games.talmut import Phase, PowerKind, TalmutState
+from engine.games.talmut import players as talmut_ai
+from engine.games.talmut import playout as talmut_playout
+from engine.games.talmut.playout import Position
 from engine.protocol import Action
 from tests.engine.talmut.notation import E2, deal, play
 
@@ -102,8 +102,8 @@ def test_position_plays_every_random_game_as_the_public_rules_do() -> None:
 
 
 def reference_policy(state: TalmutState) -> tuple[int, Action]:
-    """The search's playout policy on a public state, as engine/ai/talmut.py's `rollout_action` wrote it before
-    the fast path (talmut_playout.policy states it on the position): a seat other than the turn seat and the last
+    """The search's playout policy on a public state, as engine/games/talmut/players.py's `rollout_action` wrote it
+    before the fast path (talmut_playout.policy states it on the position): a seat other than the turn seat and the last
     thrower that knows one of its cards has the window's rank matches it (not after its wrong match in this
     window, talmut.md §3.11); the turn seat calls once it knows its whole layout and it is worth at most 5, draws
     the discard when it beats its worst card by more than 1 (an unknown card counts the deck's mean), swaps a drawn

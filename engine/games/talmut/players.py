@@ -13,11 +13,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.ai import talmut_playout
+from engine.ai.levels import Players
 from engine.ai.search import SearchHooks, actions_to_choose_from, playable_actions
 from engine.ai.view import SeatView
-from engine.games import talmut as talmut_game
-from engine.games.talmut import Phase, PowerKind
+from engine.games.talmut import playout as talmut_playout
+from engine.games.talmut import rules as talmut_game
+from engine.games.talmut.rules import Phase, PowerKind
 from engine.protocol import JSON, Action
 
 OPTIONAL_CHANCE = 0.05
@@ -433,12 +434,16 @@ def drawn_card_move(state: talmut_game.TalmutState) -> tuple[int, Action] | None
         return None
     seat, move = talmut_playout.policy(talmut_playout.Position(state))
     return seat, talmut_playout.action(move)
-
-
+HARD_MOVES = 9_000
+"""The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
+23-35 microseconds a move."""
 SEARCH: SearchHooks[talmut_game.TalmutState] = SearchHooks(
-    talmut_game, sample_state, root_actions=root_actions, playout=talmut_playout.playout, evaluate=evaluate,
-    rollout_limit=ROLLOUT_LIMIT, before_search=search_first, rule_move=drawn_card_move,
+    talmut_game, sample_state, hard_moves=HARD_MOVES, root_actions=root_actions, playout=talmut_playout.playout,
+    evaluate=evaluate, rollout_limit=ROLLOUT_LIMIT, before_search=search_first, rule_move=drawn_card_move,
 )
-"""Talmut's hooks for the search levels (engine.ai.search): playouts run on engine/ai/talmut_playout.py's position
+"""Talmut's hooks for the search levels (engine.ai.search): playouts run on playout.py's position
 with its policy, returning what the loop over the public rules would with `evaluate`, `ROLLOUT_LIMIT` and the
 layouts scored as they lie at the cut-off (`talmut_playout.Position.estimate`)."""
+
+PLAYERS = Players(easy=easy, search=SEARCH, easy_reads_history=False, random=random_level)
+"""Talmut's AI levels, `random` its own (it uses an optional action only now and then)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.games.talmut.rounds import end_turn
-from engine.games.talmut.state import (
+from engine.games.talmut.rules.rounds import end_turn
+from engine.games.talmut.rules.state import (
     Phase,
     Place,
     Power,

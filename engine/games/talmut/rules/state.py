@@ -1,7 +1,7 @@
 """Talmut's state and its parts, the deck and the options: talmut.md §2.1-§2.4, §2.9 and the `seen_by` of §6.1.
 
 Data and the small queries every other part asks; the rules that change a state live in the modules beside this
-one (engine/games/talmut/__init__.py maps each rules section to its file).
+one (engine/games/talmut/rules/__init__.py maps each rules section to its file).
 """
 
 from __future__ import annotations

@@ -5,14 +5,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 
-from engine.ai import svoi_koziri_playout
+from engine.ai.levels import Players
 from engine.ai.search import Playout, SearchHooks, actions_to_choose_from
-from engine.ai.svoi_koziri_playout import easy_card
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_SUITS, Card, suit_then_rank
 from engine.errors import GameError
-from engine.games import svoi_koziri as sk
-from engine.games.svoi_koziri import Step, SvoiKoziriState, parse_card
+from engine.games.svoi_koziri import playout as svoi_koziri_playout
+from engine.games.svoi_koziri import rules as sk
+from engine.games.svoi_koziri.playout import easy_card
+from engine.games.svoi_koziri.rules import Step, SvoiKoziriState, parse_card
 from engine.protocol import JSON, Action, Seat
 
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
@@ -234,10 +235,14 @@ def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout[SvoiKozi
         return svoi_koziri_playout.playout(state, start, rng, limit, opponent)
 
     return playout
-
-
+HARD_MOVES = 48_000
+"""The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
+about 6 microseconds a move with its share of sampling and the tree."""
 SEARCH: SearchHooks[SvoiKoziriState] = SearchHooks(
-    sk, sample_state, prepare_sampler=prepare_sampler, prepare_playout=prepare_playout,
+    sk, sample_state, hard_moves=HARD_MOVES, prepare_sampler=prepare_sampler, prepare_playout=prepare_playout,
     prepare_opponent=prepare_opponent, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state, solve_share=SOLVE_SHARE,
 )
 """Svoi Koziri's hooks for the search levels (engine.ai.search)."""
+
+PLAYERS = Players(easy=easy, search=SEARCH, easy_reads_history=False)
+"""Svoi Koziri's AI levels."""

@@ -12,7 +12,7 @@ Several seats may act at once (talmut.md §4.1), so a move is played for a seat:
 int: `DRAW_STOCK`, `DRAW_DISCARD`, `CALL`, `DISCARD`, `SKIP_POWER`, `WITHDRAW`, or a base plus where it acts:
 `SWAP` and `MATCH` + position, `PEEK` and `EXCHANGE` + place, `BLIND_SWAP` + 1000 × place a + place b, where a
 place is `PLACE` × seat + position. `resign` is never a playout move. The playout policy and the rewards a playout
-ends with live here too; engine/ai/talmut.py's `evaluate` scores public states with the same `rewards_since`.
+ends with live here too; players.py's `evaluate` scores public states with the same `rewards_since`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import random
 from collections.abc import Sequence
 
 from engine.cards import Card, shuffled
-from engine.games.talmut import (
+from engine.games.talmut.rules import (
     CALL_LIMIT,
     LAYOUT_SIZE,
     Call,
@@ -654,7 +654,7 @@ def playout(state: TalmutState, start: TalmutState, rng: random.Random, limit: i
     """Play `state` on by the playout policy (`policy`): (rewards per seat, moves played).
 
     The search's `SearchHooks.playout` (engine/ai/search.py), returning what its loop over the public rules returns
-    with engine/ai/talmut.py's hooks: once the round of `start` (the search's sampled root) ends, `evaluate`'s
+    with players.py's hooks: once the round of `start` (the search's sampled root) ends, `evaluate`'s
     rewards (round points since `start`, talmut.md §5.3, or at the game's end its result, §5.5); after `limit`
     moves, the layouts' as they lie (`Position.estimate`). The policy draws no random numbers and neither does this
     (`rng` stays untouched), as in the loop; reshuffles draw from the game's own generator (talmut.md §3.12,

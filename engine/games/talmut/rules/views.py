@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 
 from engine.cards import Card
-from engine.games.talmut.rounds import by_seat, round_json
-from engine.games.talmut.state import Phase, Reason, Slot, TalmutState, place_json
+from engine.games.talmut.rules.rounds import by_seat, round_json
+from engine.games.talmut.rules.state import Phase, Reason, Slot, TalmutState, place_json
 from engine.protocol import JSON, Seat, View
 
 

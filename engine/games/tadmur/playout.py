@@ -1,10 +1,10 @@
 """Tadmur playouts on a private, mutable position: the search's fast path (shared/STYLE.md §2).
 
-The same kind of fast path as engine/ai/durak_playout.py, for the same reason: a playout through the public rules
+The same kind of fast path as engine/games/durak/playout.py, for the same reason: a playout through the public rules
 builds frozen states and events and checks every move, which the search does not need. `Position` plays the moves
-unchecked; `engine/games/tadmur.py` stays the one statement of the rules, and tests/engine/tadmur/test_playout.py
+unchecked; `engine/games/tadmur/rules.py` stays the one statement of the rules, and tests/engine/tadmur/test_playout.py
 holds the two together, move by move over thousands of random games and playout by playout with the same random
-numbers. The playout policy (`choose`) lives only here; engine/ai/tadmur.py gives it the seats' guess rates.
+numbers. The playout policy (`choose`) lives only here; players.py gives it the seats' guess rates.
 
 A card is its number in Tadmur's hand order (tadmur.md §2.7: rank `2 … A`, then suit `S H D C`): numbers sort in
 hand order, and a card's rank index (0 for `2` … 12 for `A`, the order of `RANKS`) is `number // 4`. Two ranks
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from engine.ai.heads_up_playout import play_out
 from engine.cards import Card
-from engine.games.tadmur import RANKS, Reason, Row, TadmurState, adjacent, full_deck, hand_order, parse_options
+from engine.games.tadmur.rules import RANKS, Reason, Row, TadmurState, adjacent, full_deck, hand_order, parse_options
 from engine.protocol import Action, Seat
 
 CYCLE = 13
@@ -241,7 +241,7 @@ def choose(position: Position, rates: Sequence[float], rng: random.Random) -> in
 def playout(state: TadmurState, rates: Sequence[float], rng: random.Random, limit: int) -> tuple[list[float], int]:
     """Play `state` on by `choose`'s policy: (rewards per seat, moves played); ½ each if cut off at `limit` moves.
 
-    `rates` are the seats' guess rates (engine/ai/tadmur.py `prepare_playout`, which makes this the search's
+    `rates` are the seats' guess rates (players.py `prepare_playout`, which makes this the search's
     `SearchHooks.prepare_playout`). It draws from `rng` exactly as the search's loop over the public rules would
     with the same policy, so the search's recorded choices hold (tests/engine/search_choices.json). The loop and
     the rewards are `heads_up_playout.play_out`'s.

@@ -3,7 +3,7 @@
 A search plays tens of thousands of playout moves per decision. Through the public rules each move builds a frozen
 state and its events and checks the action against `legal_actions` (engine/legality.py), which the search never
 needs: it only plays listed moves. `Position` holds the same game as lists of card numbers and plays its moves
-unchecked, like python-chess's `push`; `engine/games/durak.py` stays the one statement of the rules.
+unchecked, like python-chess's `push`; `engine/games/durak/rules.py` stays the one statement of the rules.
 tests/engine/durak/test_playout.py plays thousands of random games through both and checks, move by move, the
 same legal moves in the same order and the same state, so a playout here is the playout the public rules give.
 
@@ -21,7 +21,7 @@ from engine.ai.heads_up_playout import heads_up_rewards, play_out
 from engine.ai.solver import Solution, walk
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_36_NUMBER_OF_CODE, FRENCH_SUITS
-from engine.games.durak import HAND_SIZE, DurakState, Reason, Row
+from engine.games.durak.rules import HAND_SIZE, DurakState, Reason, Row
 from engine.protocol import Action, Seat
 
 TAKE = 36
@@ -41,8 +41,8 @@ QUEEN = 12
 def keeps_trump(rank: int, stock: int) -> bool:
     """Whether `easy` takes rather than beat with its cheapest beating card, a trump of `rank` (6..14).
 
-    `stock` is the number of cards in the stock. The one statement of this rule for `easy` (engine/ai/durak.py),
-    `easy_move` and the reading of an opponent that plays `easy`'s way (engine/ai/durak_reading.py).
+    `stock` is the number of cards in the stock. The one statement of this rule for `easy` (players.py),
+    `easy_move` and the reading of an opponent that plays `easy`'s way (reading.py).
     """
     return stock > KEEP_TRUMPS or (stock > EARLY and rank >= QUEEN)
 
@@ -210,7 +210,7 @@ def move_of(action: Action) -> int:
 class _Solving:
     """engine/ai/solver.py `Rules` over `Position`s.
 
-    A position is named as `engine.ai.durak.solve_key` names its state: the hands, the table, who attacks, the
+    A position is named as `players.solve_key` names its state: the hands, the table, who attacks, the
     bout's limit and whether the defender took.
     """
 
@@ -240,11 +240,11 @@ class _Solving:
 
 
 def solve(state: DurakState, me: Seat, actions: list[Action], max_moves: int) -> Solution:
-    """engine/ai/solver.py `solve(durak, state, me, actions, max_moves, engine.ai.durak.solve_key)` on a `Position`.
+    """engine/ai/solver.py `solve(durak, state, me, actions, max_moves, players.solve_key)` on a `Position`.
 
     The same `Solution`, moves spent included (tests/engine/durak/test_playout.py holds it to that), at a fraction
     of the cost: a move here copies a few short lists where the public rules build a frozen state, its events and
-    its legality check. The search's `SearchHooks.solve` and `easy`'s endgames (engine/ai/durak.py).
+    its legality check. The search's `SearchHooks.solve` and `easy`'s endgames (players.py).
 
     Raises:
         ValueError: `me` is not the one seat to act in `state`.
@@ -275,7 +275,7 @@ def playout(state: DurakState, start: DurakState, rng: random.Random, limit: int
     The policy is a mixture, one rule set per seat per playout: a seat plays `easy`'s rules without its endgame
     solving (`easy_move`) when bit `seat` of the sampled state's seed is set, else the `lowest` bot's
     (bench/lowest.py, `lowest_move`), and a random move one time in `1 / EXPLORE`. The seed is a number the search
-    draws from its `rng` for every sample (engine/ai/durak.py `prepare_sampler`), so the coins cost no draw and the
+    draws from its `rng` for every sample (players.py `prepare_sampler`), so the coins cost no draw and the
     loop over the public rules sees them too. Why a mixture: a search whose playouts play like its opponent judges
     that opponent's replies well, and the search does not know whom it plays. With `lowest`'s rules alone `hard`
     scored 90% vs `lowest` but 52% vs `easy`, with `easy`'s 67% vs `lowest`; screened at `medium` on the same
@@ -313,7 +313,7 @@ def lowest_move(position: Position, moves: list[int], cost: tuple[int, ...]) -> 
 
 
 def easy_move(position: Position, moves: list[int], cost: tuple[int, ...]) -> int:
-    """`easy`'s rules on numbers (engine/ai/durak.py `easy`, without its endgame solving); arguments as `lowest_move`'s.
+    """`easy`'s rules on numbers (players.py `easy`, without its endgame solving); arguments as `lowest_move`'s.
 
     Defending, the cheapest beating card, but a take rather than a trump while the stock holds more than
     `KEEP_TRUMPS` cards, or a trump of rank Q or above while it holds more than `EARLY`; attacking, the cheapest

@@ -440,7 +440,7 @@ def position_digest(hands: Sequence[Sequence[Card]], pile: Sequence[Card], turn:
     """A short digest of a position as svoi_koziri.md §3.9 compares it: the hands, the pile, the seat to act.
 
     Hands in hand order, the pile bottom first. The one form of a recorded position (`SvoiKoziriState.positions`),
-    also for the search's fast path (engine/ai/svoi_koziri_playout.py); stored instead of the position itself so
+    also for the search's fast path (playout.py); stored instead of the position itself so
     that the record stays small in every saved state.
 
     >>> from engine.cards import parse_french_36 as card

@@ -1,4 +1,4 @@
-"""What a Durak opponent's moves tell of its hidden hand, if it plays by `easy`'s rules (engine/ai/durak.py).
+"""What a Durak opponent's moves tell of its hidden hand, if it plays by `easy`'s rules (players.py).
 
 `easy` is deterministic: it opens with its cheapest card (of equal ones, the first in hand order), throws in its
 cheapest plain card of a rank on the table while it has one, beats with its cheapest card unless that is a trump it
@@ -16,7 +16,7 @@ history cannot refute if the opponent is `easy`; an opponent that broke `easy`'s
 is not read at all (`read_opponent` answers None).
 
 Only moves made while the stock held cards count: with an empty stock `easy` solves the endgame instead, and the
-seat knows every card anyway (engine/ai/durak.py `exact_state`).
+seat knows every card anyway (players.py `exact_state`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.ai.costs import trump_cost
-from engine.ai.durak_playout import keeps_trump
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
-from engine.games.durak import HAND_SIZE
+from engine.games.durak.playout import keeps_trump
+from engine.games.durak.rules import HAND_SIZE
 from engine.protocol import JSON
 
 _DEAL = -1
@@ -275,7 +275,7 @@ def _well_formed(event: JSON, fields: tuple[str, ...]) -> bool:
 
 
 def _cheaper(code: str, than: str, trump: str) -> bool:
-    """Whether `easy` plays `code` rather than `than` (engine/ai/durak.py `_cheapest`), both being legal.
+    """Whether `easy` plays `code` rather than `than` (players.py `_cheapest`), both being legal.
 
     `code` costs less (`trump_cost`), or as much and comes first in hand order (durak.md §2.2): equal costs are
     plain cards of one rank, and `_cheapest` keeps the first.

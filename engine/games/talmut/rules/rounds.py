@@ -2,8 +2,8 @@
 
 The deal (§2.5-§2.8), a turn's draw and swap (§3.1-§3.3), the end of a turn and the window it opens (§3.8), the
 stock rebuild (§3.12), calling and the last turns (§3.13-§3.16), resigning (§3.17), and the end of a round and of
-the game with its result (§5). A discard and the powers it may give are engine/games/talmut/powers.py; matches are
-engine/games/talmut/matching.py.
+the game with its result (§5). A discard and the powers it may give are engine/games/talmut/rules/powers.py; matches are
+engine/games/talmut/rules/matching.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from engine.cards import Card, shuffled
-from engine.games.talmut.state import (
+from engine.games.talmut.rules.state import (
     LAYOUT_SIZE,
     Call,
     Drawn,

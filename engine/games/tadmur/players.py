@@ -8,12 +8,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.ai import tadmur_playout
+from engine.ai.levels import Players
 from engine.ai.search import Playout, SearchHooks, actions_to_choose_from, playable_actions
-from engine.ai.tadmur_playout import CYCLE, reachable
 from engine.ai.view import SeatView
-from engine.games import tadmur as tadmur_game
-from engine.games.tadmur import Row, TadmurState
+from engine.games.tadmur import playout as tadmur_playout
+from engine.games.tadmur import rules as tadmur_game
+from engine.games.tadmur.playout import CYCLE, reachable
+from engine.games.tadmur.rules import Row, TadmurState
 from engine.protocol import JSON, Action, Seat
 
 RANK_VALUES = {"A": 1, **{str(value): value for value in range(2, 11)}, "J": 11, "Q": 12, "K": 13}
@@ -342,7 +343,7 @@ def guess_rates(view: SeatView, history: Sequence[JSON]) -> tuple[float, float]:
 
 
 def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout[TadmurState]:
-    """The playouts of one search, on the fast path (engine/ai/tadmur_playout.py): `SearchHooks.prepare_playout`.
+    """The playouts of one search, on the fast path (playout.py): `SearchHooks.prepare_playout`.
 
     The seats' `guess_rates` are worked out once, from what the seat has seen; the policy is `tadmur_playout.choose`
     (place keeping the own target reachable, tadmur.md §3.12, and guess now and then).
@@ -353,10 +354,14 @@ def prepare_playout(view: SeatView, history: Sequence[JSON]) -> Playout[TadmurSt
         return tadmur_playout.playout(state, rates, rng, limit)
 
     return playout
-
-
+HARD_MOVES = 15_000
+"""The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
+about 9 microseconds a move, where the 1,000 samples bind first."""
 SEARCH: SearchHooks[TadmurState] = SearchHooks(
-    tadmur_game, sample_state, prepare_sampler=prepare_sampler, root_actions=root_actions,
+    tadmur_game, sample_state, hard_moves=HARD_MOVES, prepare_sampler=prepare_sampler, root_actions=root_actions,
     prepare_playout=prepare_playout,
 )
 """Tadmur's hooks for the search levels (engine.ai.search)."""
+
+PLAYERS = Players(easy=easy, search=SEARCH, easy_reads_history=False)
+"""Tadmur's AI levels."""

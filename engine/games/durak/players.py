@@ -6,19 +6,20 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from engine.ai import durak_playout
 from engine.ai.costs import rank, trump_cost
-from engine.ai.durak_playout import keeps_trump
-from engine.ai.durak_reading import Reading, read_opponent
+from engine.ai.levels import Players
 from engine.ai.search import SearchHooks, actions_to_choose_from, solve_exactly
 from engine.ai.view import SeatView
 from engine.cards import FRENCH_36, FRENCH_SUITS, Card
-from engine.games import durak
-from engine.games.durak import DurakState
+from engine.games.durak import playout as durak_playout
+from engine.games.durak import rules as durak
+from engine.games.durak.playout import keeps_trump
+from engine.games.durak.reading import Reading, read_opponent
+from engine.games.durak.rules import DurakState
 from engine.protocol import JSON, Action
 
 EASY_SOLVE_MOVES = 1_500
-"""The moves `easy` may spend solving an endgame (engine/ai/durak_playout.py `solve`): ~15 ms of CPU at most, enough
+"""The moves `easy` may spend solving an endgame (playout.py `solve`): ~15 ms of CPU at most, enough
 for the last eight or so cards; a bigger endgame it plays by its rules."""
 FULL_DECK = FRENCH_36
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
@@ -30,7 +31,7 @@ def easy(view: SeatView, rng: random.Random) -> Action:
     Attacking, it opens with its cheapest card (trumps count above every plain card) and throws in every plain card
     it may (durak.md §3.4), trumps too once the stock is empty; then ends the bout. Defending, it beats with the
     cheapest card, but takes rather than spend a trump while the stock holds more than `KEEP_TRUMPS` cards, or a
-    trump of rank Q or above while it holds more than `EARLY` (engine/ai/durak_playout.py, whose playouts play
+    trump of rank Q or above while it holds more than `EARLY` (playout.py, whose playouts play
     these rules half the time). Once the stock is empty and the history accounts
     for every card, it solves the rest within `EASY_SOLVE_MOVES` moves and plays a won (or drawn) position's move.
     It never resigns. Reads only `view["state"]`, `view["legal_actions"]` and `view["history"]` (durak.md §6.4);
@@ -152,7 +153,7 @@ before the search reads it as `easy` (`durak_reading.Reading.moves`)."""
 
 
 def trusted_reading(view: SeatView, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
-    """What the opponent's moves tell of its hidden hand, if it has played as `easy` plays (engine/ai/durak_reading.py).
+    """What the opponent's moves tell of its hidden hand, if it has played as `easy` plays (reading.py).
 
     None, so that the search guesses uniformly and weighs every move of the opponent, unless every move of it the
     seat saw was one `easy` could make and at least `TRUSTED_AFTER` of them ruled cards out; None too once the
@@ -190,7 +191,7 @@ def prepare_sampler(
     """`sample_state` for one search: what the samples share (the known cards, the parsed view) is worked out once.
 
     Against an opponent `trusted_reading` reads as `easy`, the opponent's hidden cards are drawn from those its
-    moves leave possible (engine/ai/durak_reading.py) instead of uniformly; `read` False always draws them
+    moves leave possible (reading.py) instead of uniformly; `read` False always draws them
     uniformly (the plain determinization of bench/yardsticks).
     """
     state = view["state"]
@@ -284,7 +285,7 @@ def solve_key(state: DurakState) -> tuple[object, ...]:
 
     The hands, the table, who attacks, the bout's limit and whether the defender took; the discard pile's order,
     the bout's number and the seed do not change what may happen next. The key of a solve over the public rules
-    (engine/ai/solver.py `solve`); the fast path's (engine/ai/durak_playout.py `solve`) names positions alike.
+    (engine/ai/solver.py `solve`); the fast path's (playout.py `solve`) names positions alike.
     """
     return state.hands, state.table, state.attacker, state.bout_limit, state.defender_took
 
@@ -292,14 +293,18 @@ def solve_key(state: DurakState) -> tuple[object, ...]:
 SOLVE_SHARE = 1 / 6
 """The share of a search level's moves a solve may spend: 8,000 of `hard`'s 48,000, what half of its earlier 16,000
 gave (when the solver still played the public rules, a move there cost about four of the search's; on the fast path,
-engine/ai/durak_playout.py `solve`, about one). A solve that fails leaves the search the rest."""
+playout.py `solve`, about one). A solve that fails leaves the search the rest."""
 ROLLOUT_LIMIT = 300
 """A playout longer than this many moves is cut off as a draw (random Durak games end within about 200)."""
-
-
+HARD_MOVES = 48_000
+"""The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
+about 6 microseconds a move with its share of sampling and the tree."""
 SEARCH: SearchHooks[DurakState] = SearchHooks(
-    durak, sample_state, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
+    durak, sample_state, hard_moves=HARD_MOVES, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
     prepare_opponent=prepare_opponent, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state,
     solve=durak_playout.solve, solve_share=SOLVE_SHARE,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""
+
+PLAYERS = Players(easy=easy, search=SEARCH, easy_reads_history=True)
+"""Durak's AI levels: `easy` reads the history, to solve endgames from the cards it shows gone."""

@@ -1,7 +1,7 @@
 """Talmut's matches: the window a thrown card opens and the out-of-turn claims on it (talmut.md §3.9-§3.11).
 
 The window itself is opened by the end of a turn and closed by the next draw or call
-(engine/games/talmut/rounds.py); here are who may match (§3.9), a correct match (§3.10) and a wrong one with its
+(engine/games/talmut/rules/rounds.py); here are who may match (§3.9), a correct match (§3.10) and a wrong one with its
 penalty card (§3.11), after which the seat may not match again in that window.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.games.talmut.rounds import take_from_stock
-from engine.games.talmut.state import (
+from engine.games.talmut.rules.rounds import take_from_stock
+from engine.games.talmut.rules.state import (
     Place,
     Slot,
     TalmutState,

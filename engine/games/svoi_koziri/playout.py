@@ -3,7 +3,7 @@
 A search plays thousands of playout moves per decision. Through the public rules each move builds a frozen state
 and its events and checks the action against `legal_actions` (engine/legality.py), which the search never needs:
 it only plays listed moves. `Position` holds the same game as lists of card numbers and plays its moves unchecked,
-like python-chess's `push`; `engine/games/svoi_koziri.py` stays the one statement of the rules.
+like python-chess's `push`; `engine/games/svoi_koziri/rules.py` stays the one statement of the rules.
 tests/engine/svoi_koziri/test_playout.py plays thousands of random games through both and checks, move by move,
 the same legal moves in the same order and the same state, so a playout here is the playout the public rules give.
 
@@ -16,7 +16,7 @@ The playout policy beats with the cheapest card, as both rule bots do, and lays 
 the cheapest card, as the `lowest` bot does (bench/lowest.py), or the card hardest to beat, as `easy` does
 (`easy_card`). The searching seat's way is chosen once per playout, half the playouts each, and one of its moves
 in `1 / EXPLORE` is uniform instead. The opponent lays the way it has laid its cards so far in the game
-(engine/ai/svoi_koziri.py `opponent_lays_cheapest`, a coin per playout while undecided) and never plays a uniform
+(players.py `opponent_lays_cheapest`, a coin per playout while undecided) and never plays a uniform
 card. A search whose playouts all played `easy`'s way misjudged every game against an opponent that sheds its
 small cards first: `medium` scored 22% against `lowest` with them and 95% against `easy`; with the cheapest card
 alone, 81% and 85%; with the two mixed for both seats, 74% and 89%; with the opponent's own way, 86% against
@@ -36,7 +36,7 @@ from engine.ai.costs import lay_value, trump_cost
 from engine.ai.heads_up_playout import play_out
 from engine.beating import beats
 from engine.cards import FRENCH_36, FRENCH_36_NUMBER, FRENCH_36_NUMBER_OF_CODE, FRENCH_SUITS, Card
-from engine.games.svoi_koziri import (
+from engine.games.svoi_koziri.rules import (
     REPEATS_TO_DRAW,
     TAKE_OWN_TRUMP,
     Reason,
@@ -44,7 +44,7 @@ from engine.games.svoi_koziri import (
     SvoiKoziriState,
     position_digest,
 )
-from engine.games.svoi_koziri import TAKE as TAKE_COUNT
+from engine.games.svoi_koziri.rules import TAKE as TAKE_COUNT
 from engine.protocol import Action, Seat
 
 TAKE = 36
@@ -287,7 +287,7 @@ def expected_action(state: SvoiKoziriState, lays_cheapest: bool) -> Action | Non
     """`rule_move`'s action for the seat to act in `state` (a public state); None during the trump choice or once over.
 
     The move the search's tree expects of an opponent that has played that rule bot's way throughout
-    (engine/ai/svoi_koziri.py `prepare_opponent`).
+    (players.py `prepare_opponent`).
     """
     step = state.step
     if step is None or step is Step.CHOOSE_TRUMP:
@@ -318,7 +318,7 @@ def playout(state: SvoiKoziriState, start: SvoiKoziriState, rng: random.Random, 
             opponent: tuple[Seat, bool | None] | None = None) -> tuple[list[float], int]:
     """Play `state` on by the playout policy: (rewards per seat, moves played); `estimate` if cut off at `limit`.
 
-    The search's playout (engine/ai/search.py; engine/ai/svoi_koziri.py `prepare_playout` binds `opponent`);
+    The search's playout (engine/ai/search.py; players.py `prepare_playout` binds `opponent`);
     `start`, the search's sampled root, is not needed. The loop and the rewards are `heads_up_playout.play_out`'s.
 
     The policy (module docstring): first one `random()` chooses how this playout lays (`CHEAPEST_SHARE`); then on a
