@@ -59,7 +59,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def redis_settings() -> dict[str, Any]:
-    """Where the game state and the job queue live (README "Settings"); the app and the worker read the same.
+    """Where the game state and the job queue live (docs/operations/production.md): the app and the worker read it.
 
     - `REDIS_URL`: one Redis for everything (default the local server at 127.0.0.1:6379; `cardroom serve` without
       it starts an embedded one).
@@ -106,7 +106,7 @@ def eviction_allowed() -> bool:
 
 
 def max_waiters() -> int:
-    """Clients one web process lets wait at once (`MAX_WAITERS`, default 10,000; README "Limits and lifetimes").
+    """Clients one web process lets wait at once (`MAX_WAITERS`, default 10,000; docs/operations/limits.md).
 
     gunicorn's `worker_connections` (service/gunicorn_conf.py) leaves room above it for the other requests.
     """
@@ -114,7 +114,7 @@ def max_waiters() -> int:
 
 
 def max_body_bytes() -> int:
-    """The largest request body, in bytes (`MAX_BODY_BYTES`, default 65,536; README "Limits and lifetimes").
+    """The largest request body, in bytes (`MAX_BODY_BYTES`, default 65,536; docs/operations/limits.md).
 
     Flask's `MAX_CONTENT_LENGTH`; service/gunicorn_worker.py refuses chunks declared beyond it before they arrive.
     """
@@ -124,7 +124,7 @@ def max_body_bytes() -> int:
 def body_read_timeout() -> float:
     """Seconds a request's body may take to arrive after its headers (`BODY_READ_TIMEOUT_SECONDS`, default 5).
 
-    README "Limits and lifetimes": the bound service/gunicorn_worker.py puts on reading the body. gunicorn's `keepalive`
+    docs/operations/limits.md: the bound service/gunicorn_worker.py puts on reading the body. gunicorn's `keepalive`
     (service/gunicorn_conf.py) bounds only the request line and headers.
     """
     return float(os.environ.get("BODY_READ_TIMEOUT_SECONDS", "5"))
@@ -137,12 +137,12 @@ def redis_client(url: str, wait_out_outages: bool = False, **overrides: object):
     503 rather than hang a request. An RQ worker (`wait_out_outages` true) has nobody to answer: every command
     waits out an outage of any length instead (a refused or dropped connection, a timeout, Redis loading its data
     after a restart, or Redis out of memory), retried with a backoff of up to `OUTAGE_BACKOFF_CAP_SECONDS`, so RQ's
-    own loop, which quits on any Redis error while it runs a job, never sees one (README "Limits and lifetimes").
+    own loop, which quits on any Redis error while it runs a job, never sees one (docs/operations/limits.md).
     The pool holds at most `REDIS_MAX_CONNECTIONS` (default 64) connections: a request beyond them waits for a
     free one (up to the socket timeout), so the connections of a process never grow with its clients.
     `overrides` replace these settings (`pubsub_client`). `REDIS_PASSWORD`, when set, is the password (e.g. from
     a Kubernetes Secret of its own), used unless the URL holds one; a `rediss://` URL is TLS, with
-    `?ssl_ca_certs=/path/ca.crt` for a private CA (README "Deploy with Helm"); a `redis+sentinel://` URL is the
+    `?ssl_ca_certs=/path/ca.crt` for a private CA (docs/operations/helm.md); a `redis+sentinel://` URL is the
     primary its sentinels name (service/sentinel.py `sentinel_client`).
     """
     import redis
@@ -417,7 +417,7 @@ second of Redis coming back, and a refused connection costs Redis nothing."""
 
 
 def lifetimes() -> dict[str, Any]:
-    """How long a game's keys live without a write (README "Limits and lifetimes"); the worker reads them too.
+    """How long a game's keys live without a write (docs/operations/limits.md); the worker reads them too.
 
     `GAME_IDLE_TTL_SECONDS`: a waiting or active game nobody writes to for this long is deleted (default 7 days).
     `GAME_RETENTION_SECONDS`: a finished game is kept this long after its last write (default 1 day).

@@ -1,4 +1,4 @@
-"""Cross-origin requests from web pages (README "Browser front ends"), with flask-cors.
+"""Cross-origin requests from web pages (docs/operations/production.md "Browser front ends (CORS)"), with flask-cors.
 
 Off unless `CORS_ORIGINS` names origins (or `*`). A page on a listed origin may send the API's request headers
 (`Authorization`, `If-Match`, `If-None-Match`, `Idempotency-Key`, JSON bodies) and its script may read the

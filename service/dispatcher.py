@@ -74,7 +74,7 @@ class Dispatcher:
     `client` must be a client of its own (its connection is held by the subscription, and health-check PINGs
     are off so that only the reader reads from it), a `redis.cluster.RedisCluster` for sharded pub/sub (the
     store's SPUBLISH); `channel_of(game_id)` names a game's channel. At most
-    `max_waiters` clients wait at once (each costs a greenlet and about 30 KB, README "Limits and lifetimes").
+    `max_waiters` clients wait at once (each costs a greenlet and about 30 KB, docs/operations/limits.md).
     """
 
     def __init__(self, client: redis.Redis, channel_of: Callable[[str], str], max_waiters: int) -> None:

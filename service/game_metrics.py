@@ -1,4 +1,4 @@
-"""Prometheus metrics: per-process HTTP metrics, and game metrics shared through Redis (README "Metrics").
+"""Prometheus metrics: per-process HTTP metrics, and game metrics shared through Redis (docs/operations/metrics.md).
 
 Two kinds of numbers, kept where they can be summed correctly:
 

@@ -1,4 +1,4 @@
-"""The HTTP request metrics of this process, and the registry one scrape of `GET /metrics` reads (README "Metrics").
+"""This process's HTTP request metrics, and the registry one `GET /metrics` scrape reads (docs/operations/metrics.md).
 
 Request metrics are labelled by the URL rule (`/v1/games/<game_id>`), never the raw path, so a game id never
 becomes a label value, and by the method only when it is one of `METHODS` (else `other`): any client may send any

@@ -1,6 +1,6 @@
 """What a request may be, checked before any route: request line, headers, body size and body media type.
 
-README "Limits and lifetimes". The body's size counts whether it is sent with a length or chunked.
+docs/operations/limits.md. The body's size counts whether it is sent with a length or chunked.
 
 gunicorn answers requests beyond its own limits itself, in HTML (service/gunicorn_conf.py sets them a little above
 these), so the app, which answers with the JSON error envelope, enforces the tighter ones:

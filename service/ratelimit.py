@@ -1,4 +1,4 @@
-"""Rate limits per client address and per player token, shared through Redis (README "Limits and lifetimes").
+"""Rate limits per client address and per player token, shared through Redis (docs/operations/limits.md).
 
 Fixed windows (`RATE_LIMIT_PER_ADDRESS`, `RATE_LIMIT_PER_TOKEN`, in the `limits` package's syntax, e.g.
 "20/second;600/minute"); the token's count is keyed by its hash, never the token itself. Each process counts its

@@ -148,7 +148,7 @@ class GameNotFound(Exception):
 
 
 class UnsafeEviction(Exception):
-    """Redis's `maxmemory-policy` may evict game keys (README "Running in production"): `check_eviction_policy`."""
+    """Redis's `maxmemory-policy` may evict game keys (docs/operations/production.md): `check_eviction_policy`."""
 
 
 SAFE_EVICTION_POLICY = "noeviction"
@@ -252,7 +252,7 @@ def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
     if policy != SAFE_EVICTION_POLICY and not allowed:
         raise UnsafeEviction(
             f"Redis's maxmemory-policy is {policy}: when memory runs out it may evict game keys and games would "
-            f"silently vanish. Set maxmemory-policy {SAFE_EVICTION_POLICY} (README \"Running in production\"), or "
+            f"silently vanish. Set maxmemory-policy {SAFE_EVICTION_POLICY} (docs/operations/production.md), or "
             "REDIS_EVICTION_ALLOWED=1 to run anyway."
         )
     return policy

@@ -30,9 +30,6 @@ def test_the_readme_is_a_front_door_whose_links_stay_in_the_clone():
     assert all(not link.startswith("..") for link in local)
 
 
-# Files that still name the folder beside the repository, each until its rewrite lands (docs/architecture.md: the
-# architecture map being rewritten apart from issue 42). The test fails once one no longer does: take it out then.
-STILL_NAMING_THE_SHARED_FOLDER = {"docs/architecture.md"}
 OUTSIDE = "../" "shared"  # written apart, so that this file is no finding of its own
 
 
@@ -46,7 +43,7 @@ def test_nothing_in_the_repository_refers_to_a_folder_outside_it():
         if path.is_file() and path.suffix not in {".png", ".svg", ".ico"}:
             if OUTSIDE in path.read_text(encoding="utf-8", errors="replace"):
                 naming.add(name)
-    assert naming == STILL_NAMING_THE_SHARED_FOLDER
+    assert naming == set()
 
 
 def test_ci_runs_the_readme_test_command():

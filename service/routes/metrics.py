@@ -1,4 +1,4 @@
-"""`GET /metrics` in Prometheus text format (README "Metrics").
+"""`GET /metrics` in Prometheus text format (docs/operations/metrics.md).
 
 This pod's HTTP metrics (service/http_metrics.py) and the game metrics every pod reads from Redis
 (service/game_metrics.py).

@@ -383,7 +383,7 @@ class ViewQuerySchema(ma.Schema):
 NOTHING_NEW = (
     "not modified: nothing new yet. The normal answer of a long-poll when no version above `after_version` came "
     "within `wait` seconds, or of a GET whose If-None-Match names the current version; no body. Keep your view and "
-    "poll again. README \"Nothing new yet: 304\" shows how clients see it."
+    "poll again. docs/playing.md \"Nothing new yet: 304\" shows how clients see it."
 )
 NOT_MODIFIED_HEADERS = {
     "ETag": {"description": "the version you already have, quoted", "schema": {"type": "string", "example": '"17"'}},
