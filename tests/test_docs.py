@@ -168,7 +168,7 @@ def test_the_reference_renders_the_docstrings_of_the_engine_protocol_and_the_ai_
     engine = TextOf.of(page(site, "reference/engine"))
     assert "Something that happened, in past tense" in engine  # engine.protocol.Event
     ai = TextOf.of(page(site, "reference/ai"))
-    assert "The action the AI of level plays from view" in ai  # engine.ai.choose_action
+    assert "The action the AI of level plays from view" in ai  # engine.players.choose_action
     assert "Level random : uniform over the legal actions" in ai
 
 
