@@ -17,6 +17,7 @@ from flask_smorest import abort
 from marshmallow import ValidationError
 
 from engine import GAMES
+from engine.protocol import Action
 from service.auth import Reader, bearer_token, mark_present, player_seat, reader, reading_seat, unauthorized
 from service.dispatcher import TooManyWaiters
 from service.errors import envelope
@@ -47,15 +48,12 @@ from service.schemas.games import (
 from service.seating import invitations, leave, new_seats, retried, take_seat
 from service.store import (
     STORE_ERRORS,
-    ClockRanOut,
     GameNotFound,
     GameRecord,
-    GameStore,
     Status,
-    VersionConflict,
     hash_token,
 )
-from service.turns import create_game, pending_ai, play, revive_ai_turns
+from service.turns import create_game, pending_ai, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, view_body, with_presence
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
@@ -115,10 +113,6 @@ LINKS_OF_A_VIEW = {
         "requestBody": "$response.body#/legal_actions/0",
     },
 }
-
-
-ARRIVAL_RETRIES = 3
-"""How often an action that lost a compare-and-set race is judged again before the client gets 409."""
 
 
 _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false"}
@@ -416,7 +410,10 @@ class Actions(MethodView):
         body = request.get_json(silent=True)
         idempotent = IdempotentRequest(store, name, seat, body) if name else None
         first = idempotent.first_response(remembered) if idempotent is not None else None
-        new_record = first or self.play_in_arrival_order(store, record, seat, body, idempotent)
+        new_record = first or play_in_arrival_order(
+            store, services().queues, services().records, record, seat, lambda current: self.judge(current, seat, body),
+            idempotent, judged_again=not request.if_match,
+        )
         if not isinstance(new_record, GameRecord):  # the first response, of this request or of a repeat that won
             return new_record["body"], new_record["status"], {"ETag": f'"{new_record["body"]["version"]}"'}
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
@@ -432,54 +429,22 @@ class Actions(MethodView):
             idempotent.remember(with_presence(game_view(new_record, reads, pending), seen), keep)
         return view_response(new_record, reads, (pending, seen))
 
-    def play_in_arrival_order(
-        self, store: GameStore, record: GameRecord, seat: int, body: Any, idempotent: IdempotentRequest | None
-    ) -> GameRecord | dict[str, Any]:
-        """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
-
-        Actions are applied in arrival order, each judged on the state at that moment (talmut.md §3.9). A
-        request with `If-Match` named the version it was meant for: it is not retried (409 / 412), nor a move
-        the seat's clock ran out before (409: its timeout comes next). The write that won may have applied a
-        repeat of this very request (`idempotent`'s key then holds its claim): its first response is returned
-        instead of a new record (or 409 `version_conflict` while it is being answered).
-        """
-        for _ in range(ARRIVAL_RETRIES):
-            try:
-                return self.play(store, record, seat, body, idempotent)
-            except ClockRanOut:
-                raise  # the timeout owns the next version: judged again, the move would meet the timeout's state
-            except VersionConflict:
-                if request.if_match:
-                    raise
-                if idempotent is None:
-                    record = services().records.load(record.game_id)
-                    continue
-                record, remembered = services().records.load_with_response(record.game_id, idempotent.name)
-                if (first := idempotent.first_response(remembered)) is not None:
-                    return first
-        return self.play(store, record, seat, body, idempotent)
-
     @staticmethod
-    def play(store: GameStore, record: GameRecord, seat: int, body: Any, idempotent: IdempotentRequest | None,
-             ) -> GameRecord:
-        """Check the request against the game (finished, action shape, resigned seat, If-Match), then play it."""
+    def judge(record: GameRecord, seat: int, body: Any) -> Action:
+        """`body` checked against `record` (finished, action shape, resigned seat, If-Match): the action to play."""
         if record.status == Status.FINISHED:
             abort(409, message="the game is finished", error="game_finished")
         if not isinstance(body, dict):
             abort(422, message="the body must be a JSON object: one of your legal_actions",
                   errors={"body": [_what_the_body_is(body)]}, error="invalid_request")
         try:
-            action = ACTION_SCHEMAS[record.game]().load(body)
+            action: Action = ACTION_SCHEMAS[record.game]().load(body)
         except ValidationError as error:
             abort(422, message=f"not a valid {record.game} action", errors=error.messages, error="invalid_request")
-        if record.seats[seat].kind == "ai" and action["type"] != "resign":
-            # a resigned player's seat is played by the AI now (talmut.md §3.17); a second resign gets the
-            # engine's illegal_action
-            abort(403, message="you resigned: the AI plays this seat now", error="not_your_turn")
+        refuse_resigned_seat(record, seat, action)
         if request.if_match and not request.if_match.contains(str(record.version)):
             abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
-        return play(store, services().queues, record, seat, action,
-                    claim=idempotent.claim() if idempotent is not None else None)
+        return action
 
 
 @blp.route("/<game_id>/events")
