@@ -16,7 +16,8 @@ from service.auth import Reader, mark_present
 from service.dispatcher import TooManyWaiters
 from service.errors import envelope
 from service.extensions import services
-from service.store import STORE_ERRORS, GameNotFound, GameRecord, Status
+from service.redis_clients import STORE_ERRORS
+from service.store import GameNotFound, GameRecord, Status
 from service.turns import pending_ai
 from service.views import view_body
 

@@ -37,17 +37,9 @@ from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.idempotency import IdempotentRequest
+from service.redis_clients import STORE_ERRORS
 from service.scheduling import JobQueue, Queues, enqueue_once
-from service.store import (
-    STORE_ERRORS,
-    ClockRanOut,
-    GameRecord,
-    GameStore,
-    KeyClaim,
-    SeatRecord,
-    Status,
-    VersionConflict,
-)
+from service.store import ClockRanOut, GameRecord, GameStore, KeyClaim, SeatRecord, Status, VersionConflict
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"

@@ -20,6 +20,7 @@ from engine.protocol import Action
 from service.auth import bearer_token, player_seat, reader, reading_seat, unauthorized
 from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
+from service.redis_clients import STORE_ERRORS
 from service.rematch import join_rematch
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
@@ -48,7 +49,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import STORE_ERRORS, GameRecord, Status, hash_token
+from service.store import GameRecord, Status, hash_token
 from service.streams import reading_extras, view_events, wait_for_version
 from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, view_body, with_presence
