@@ -12,7 +12,7 @@ import redis
 from flask import Flask, Response, abort
 
 app = Flask("bare")
-# The same client settings as Cardroom's (service.config.redis_client), so only the app code differs.
+# The same client settings as Cardroom's (service.redis_clients.redis_client), so only the app code differs.
 client = redis.Redis.from_url(
     os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
     socket_timeout=5,

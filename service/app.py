@@ -7,15 +7,16 @@ from typing import Any
 
 from flask import Flask
 
-from service import config, cors, docs, errors, guide, http_metrics, limits, logs, ratelimit
+from service import config, cors, docs, errors, guide, http_metrics, limits, logs, ratelimit, redis_clients
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
+from service.redis_clients import STORE_ERRORS
 from service.routes import games, health, metrics, rules, web
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
-from service.store import STORE_ERRORS, GameStore, check_eviction_policy
+from service.store import GameStore, check_eviction_policy
 from service.turns import make_queue
 
 log = logging.getLogger(__name__)
@@ -52,12 +53,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     limits.init_app(app)  # before the rate limits: a request refused here costs Redis nothing
     http_metrics.init_app(app)
     settings = app.config
-    state = config.game_client(settings)
+    state = redis_clients.game_client(settings)
     store = GameStore(
         state, settings["KEY_PREFIX"], settings["GAME_IDLE_TTL_SECONDS"], settings["GAME_RETENTION_SECONDS"],
         settings["REDIS_WAIT_REPLICAS"], settings["REDIS_WAIT_TIMEOUT_MS"],
     )
-    queues = Queues(make_queue(client, settings["RQ_QUEUE"]) for client in config.queue_clients(settings, state))
+    queues = Queues(make_queue(client, settings["RQ_QUEUE"]) for client in redis_clients.queue_clients(settings, state))
     try:
         clients = [store.client, *(queue.connection for queue in queues)]
         for client in {id(client): client for client in clients}.values():
@@ -69,6 +70,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         store=store,
         records=RecordCache(store),
         queues=queues,
-        dispatcher=Dispatcher(config.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
+        dispatcher=Dispatcher(redis_clients.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
     )
     return app

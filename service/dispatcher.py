@@ -29,7 +29,7 @@ import redis
 from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException
 
-from service.store import is_cluster
+from service.redis_clients import is_cluster
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,10 @@ from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
+from service.redis_clients import is_out_of_memory
 from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
-from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict, is_out_of_memory
+from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict
 from service.turns import GameNotStarted, InvalidSetup, UnknownGame
 
 log = logging.getLogger(__name__)

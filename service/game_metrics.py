@@ -27,7 +27,8 @@ from typing import Any
 import redis
 
 from engine.protocol import Event
-from service.store import STORE_ERRORS, Status, index_key, unreplicated_key
+from service.redis_clients import STORE_ERRORS
+from service.store import Status, index_key, unreplicated_key
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from flask_smorest import abort
 
-from service.store import STORE_ERRORS, GameStore, KeyClaim
+from service.redis_clients import STORE_ERRORS
+from service.store import GameStore, KeyClaim
 
 log = logging.getLogger(__name__)
 

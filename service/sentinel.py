@@ -1,6 +1,6 @@
 """Redis Sentinel clients: redis-py's `Sentinel`, with the corrections a failover needs (tests/faults/test_sentinel.py).
 
-They serve a `REDIS_URL` or `RQ_REDIS_URL` of the form `redis+sentinel://...` (service/config.py `redis_client`).
+They serve a `REDIS_URL` or `RQ_REDIS_URL` of the form `redis+sentinel://...` (service/redis_clients.py `redis_client`).
 
 Kept apart from service/config.py, which gunicorn's configuration imports before gevent patches the standard library:
 this module imports redis-py at its top (its classes subclass redis-py's), which must come after the patching.

@@ -43,12 +43,10 @@ from enum import StrEnum
 from typing import Any, NamedTuple, cast
 
 import redis
-from redis.backoff import ExponentialWithJitterBackoff
 from redis.cluster import RedisCluster
-from redis.exceptions import ClusterDownError, SlotNotCoveredError, TryAgainError
-from redis.retry import Retry
 
-from service.config import LazyCluster
+from service.config import lifetimes
+from service.redis_clients import STORE_ERRORS, is_cluster
 
 log = logging.getLogger(__name__)
 
@@ -114,11 +112,6 @@ _SEEN = b"seen:"
 """The prefix of a seat's presence field in the game's hash (`GameStore.touch_seen`)."""
 
 
-STORE_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
-"""What a failing Redis raises: redis-py's errors, and on a Redis Cluster also `RedisClusterException` (not a
-`RedisError`: no node of the cluster answers, or a slot has no primary during a failover)."""
-
-
 class KeyClaim(NamedTuple):
     """A request's `Idempotency-Key` claimed by the write that applies the request (`GameStore.save`).
 
@@ -152,83 +145,6 @@ class UnsafeEviction(Exception):
 
 
 SAFE_EVICTION_POLICY = "noeviction"
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    """Whether `error` is Redis refusing a write for lack of memory (`maxmemory` reached under `noeviction`).
-
-    redis-py raises OutOfMemoryError for a refused command, but a plain ResponseError when the command ran inside a
-    Lua script, as the store's compare-and-set and the rate limiter's counters do (Redis 6: "Error running script
-    ... -OOM command not allowed when used memory > 'maxmemory'").
-    """
-    return isinstance(error, redis.exceptions.OutOfMemoryError) or (
-        isinstance(error, redis.ResponseError) and "OOM command not allowed" in str(error)
-    )
-
-
-_SLOTS_NOT_COVERED = "All slots are not covered"
-"""How redis-py's `RedisClusterException` begins (no class of its own) when a cluster client is made while the seed
-nodes answer but do not serve every slot yet: a cluster being created, or a shard without any primary."""
-
-
-def is_outage(error: BaseException) -> bool:
-    """Whether `error` means Redis cannot serve now but will again: unreachable, too slow, loading, or full.
-
-    On a Redis Cluster also a slot without a primary during a failover (CLUSTERDOWN, MASTERDOWN, TRYAGAIN, a slot
-    not covered), no node answering (redis-py's "Redis Cluster cannot be connected", caused by an outage) and nodes
-    that answer without covering every slot yet when the client is made (service/config.py `LazyCluster`).
-    Refused credentials are a ConnectionError too, but no outage: waiting would hide the misconfiguration; nor is
-    a cross-slot command (a `RedisClusterException` of its own: a bug).
-    """
-    if isinstance(error, redis.AuthenticationError | redis.exceptions.AuthorizationError):
-        return False
-    if isinstance(error, redis.exceptions.RedisClusterException) and not isinstance(error, SlotNotCoveredError):
-        if str(error).startswith(_SLOTS_NOT_COVERED):
-            return True
-        return error.__cause__ is not None and is_outage(error.__cause__)
-    return isinstance(error, redis.ConnectionError | redis.TimeoutError | ClusterDownError | TryAgainError
-                      | SlotNotCoveredError) or is_out_of_memory(error)
-
-
-class UntilRedisAnswers(Retry):
-    """redis-py's retry policy, retrying a command for as long as Redis is out (`is_outage`) and no other error.
-
-    Between tries it pauses as `ExponentialWithJitterBackoff` says, at most `cap_seconds` (the RQ worker's client,
-    service/config.py `redis_client`). Once `stop_waiting` was called in a process (a worker told to stop), no
-    error is retried there any more: the worker stops instead of waiting for a Redis that may never come back.
-    """
-
-    _stopped = False
-    _warned_at = 0.0
-    WARN_EVERY_SECONDS = 10.0
-    """While it waits, a process logs the outage at most this often (RQ's own messages never come: it sees none)."""
-
-    @classmethod
-    def stop_waiting(cls) -> None:
-        """From now on, in this process, let every error through (also in a retry loop under way)."""
-        cls._stopped = True
-
-    @classmethod
-    def stopped_waiting(cls) -> bool:
-        """Whether `stop_waiting` was called in this process."""
-        return cls._stopped
-
-    def __init__(self, cap_seconds: float) -> None:
-        # RedisClusterException: making a cluster client (service/config.py `LazyCluster`) while no node answers
-        super().__init__(ExponentialWithJitterBackoff(cap=cap_seconds, base=0.05), -1,
-                         (redis.ConnectionError, redis.TimeoutError, redis.ResponseError,
-                          redis.exceptions.RedisClusterException))
-
-    def call_with_retry(self, do, fail, is_retryable=None, with_failure_count=False):  # type: ignore[no-untyped-def]
-        """Retry's own, with only outages retryable (and only those `is_retryable` allows, if redis-py gives one)."""
-        def retryable(error: Exception) -> bool:
-            waits = not self._stopped and is_outage(error) and (is_retryable is None or is_retryable(error))
-            if waits and time.monotonic() - UntilRedisAnswers._warned_at >= self.WARN_EVERY_SECONDS:
-                UntilRedisAnswers._warned_at = time.monotonic()
-                log.warning("Redis cannot serve (%s): waiting for it", error)
-            return waits
-
-        return super().call_with_retry(do, fail, retryable, with_failure_count)
 
 
 def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
@@ -443,14 +359,6 @@ def seat_for_hash(record: GameRecord, presented: str) -> int | None:
     return found
 
 
-def is_cluster(client: object) -> bool:
-    """Whether `client` is redis-py's Redis Cluster client (`redis.cluster.RedisCluster`), or one made on first use.
-
-    That is service/config.py's `LazyCluster`, which answering this must not make.
-    """
-    return isinstance(client, RedisCluster | LazyCluster)
-
-
 def script_sources(sharded: bool) -> dict[str, str]:
     """The store's Lua scripts by name, publishing with SPUBLISH when `sharded` (a Redis Cluster), else PUBLISH."""
     publish = "SPUBLISH" if sharded else "PUBLISH"
@@ -485,8 +393,6 @@ class GameStore:
         wait_replicas: int = 0,
         wait_timeout_ms: int = 100,
     ) -> None:
-        from service.config import lifetimes
-
         defaults = lifetimes()
         self.client = client
         self.prefix = prefix

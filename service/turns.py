@@ -17,8 +17,9 @@ import math
 import secrets
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 import redis
 from rq import Callback, Queue
@@ -27,15 +28,18 @@ from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 from rq.utils import now as rq_now
 
-from engine import GAMES, GameFinished
+from engine import GAMES, GameFinished, NotYourTurn
 from engine.cards import parse_deck
 from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
 from service import clocks, pauses
+from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
+from service.idempotency import IdempotentRequest
+from service.redis_clients import STORE_ERRORS
 from service.scheduling import JobQueue, Queues, enqueue_once
-from service.store import STORE_ERRORS, GameRecord, GameStore, KeyClaim, SeatRecord, Status
+from service.store import ClockRanOut, GameRecord, GameStore, KeyClaim, SeatRecord, Status, VersionConflict
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -49,6 +53,8 @@ AI_JOB_FAILURE_TTL_SECONDS = 3600
 """How long the queue's Redis keeps a failed AI turn (its hash with the traceback, RQ's failed registry): long
 enough to look at it (`rq info`), short enough that a run of failures does not fill that Redis (RQ's default is a
 year). Its failure callback has played a fallback move already, and the sweep revives a failed turn that did not."""
+ARRIVAL_RETRIES = 3
+"""How often a player's action that lost a compare-and-set race is judged again before the client gets 409."""
 log = logging.getLogger(__name__)
 
 
@@ -202,6 +208,66 @@ def play(
     count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queues, new_record)
     return new_record
+
+
+def play_in_arrival_order(
+    store: GameStore,
+    queues: Queues,
+    records: RecordCache,
+    record: GameRecord,
+    seat: int,
+    judge: Callable[[GameRecord], Action],
+    idempotent: IdempotentRequest | None,
+    judged_again: bool,
+) -> GameRecord | dict[str, Any]:
+    """A player's action for `seat`, played on `record`; judged again on the new state when another write won.
+
+    Actions are applied in arrival order, each judged on the state at that moment (talmut.md §3.9): on
+    `VersionConflict` the game is read again from `records` and `judge(record)` (the request's own checks against
+    that state, returning the action, raising what they refuse) runs again, up to `ARRIVAL_RETRIES` times. With
+    `judged_again` False (the request named the version it was meant for, `If-Match`) it is not retried, nor a
+    move the seat's clock ran out before (its timeout comes next). The write that won may have applied a repeat of
+    this very request (`idempotent`'s key then holds its claim): its first response is returned instead of a new
+    record (service/idempotency.py).
+
+    Raises:
+        VersionConflict: another write landed first and the action is not judged again (or lost every time).
+        ClockRanOut, and what `judge`, `refuse_resigned_seat` and `play` raise.
+    """
+    for _ in range(ARRIVAL_RETRIES):
+        try:
+            return _play_judged(store, queues, record, seat, judge, idempotent)
+        except ClockRanOut:
+            raise  # the timeout owns the next version: judged again, the move would meet the timeout's state
+        except VersionConflict:
+            if not judged_again:
+                raise
+            if idempotent is None:
+                record = records.load(record.game_id)
+                continue
+            record, remembered = records.load_with_response(record.game_id, idempotent.name)
+            if (first := idempotent.first_response(remembered)) is not None:
+                return first
+    return _play_judged(store, queues, record, seat, judge, idempotent)
+
+
+def _play_judged(store: GameStore, queues: Queues, record: GameRecord, seat: int,
+                 judge: Callable[[GameRecord], Action], idempotent: IdempotentRequest | None) -> GameRecord:
+    action = judge(record)
+    return play(store, queues, record, seat, action, claim=idempotent.claim() if idempotent is not None else None)
+
+
+def refuse_resigned_seat(record: GameRecord, seat: int, action: Action) -> None:
+    """Refuse a player's `action` for a seat the AI plays now, unless it is a `resign`.
+
+    A resigned player's seat is played by the AI (talmut.md §3.17); a second resign gets the engine's
+    `illegal_action`.
+
+    Raises:
+        NotYourTurn: the seat is an AI's and `action` is not a resign (403 `not_your_turn`).
+    """
+    if record.seats[seat].kind == "ai" and action["type"] != "resign":
+        raise NotYourTurn("you resigned: the AI plays this seat now")
 
 
 def wake_ai(store: GameStore, queues: Queues, record: GameRecord) -> None:

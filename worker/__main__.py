@@ -17,16 +17,10 @@ import redis
 import engine  # noqa: F401 - loaded before work(): the first job starts warm
 import worker.jobs  # noqa: F401
 from service.cli import die_with_parent
-from service.config import (
-    check_sentinel_password,
-    eviction_allowed,
-    queue_client,
-    queue_url,
-    redis_settings,
-    worker_shard,
-)
+from service.config import eviction_allowed, queue_url, redis_settings, worker_shard
 from service.logs import configure_logging
-from service.store import UnsafeEviction, UntilRedisAnswers, check_eviction_policy
+from service.redis_clients import UntilRedisAnswers, check_sentinel_password, queue_client
+from service.store import UnsafeEviction, check_eviction_policy
 from worker.jobs import game_client
 from worker.sweeper import CardroomWorker
 

@@ -17,11 +17,12 @@ from rq.timeouts import JobTimeoutException
 from engine.errors import IllegalAction
 from engine.players import SeatView, choose_action, reads_history
 from engine.protocol import Action, Event
-from service import config
+from service import config, redis_clients
 from service.cache import RecordCache
 from service.game_metrics import PENDING, observe_ai_decision
+from service.redis_clients import UntilRedisAnswers
 from service.scheduling import Queues
-from service.store import GameNotFound, GameRecord, GameStore, Status, UntilRedisAnswers, VersionConflict
+from service.store import GameNotFound, GameRecord, GameStore, Status, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
 
@@ -32,7 +33,7 @@ def outlasting(job: Callable[..., str]) -> Callable[..., str]:
     """`job` (a job function answering a string), run again from its start while the game store cannot serve.
 
     That is while `is_outage` says so, e.g. a Redis Cluster failing over, which redis-py's cluster client does not
-    wait out (service/config.py `cluster_client`): the worker's own retry policy (`UntilRedisAnswers`, pausing up
+    wait out (service/redis_clients.py `cluster_client`): the worker's own retry policy (`UntilRedisAnswers`, pausing up
     to `OUTAGE_BACKOFF_CAP_SECONDS`) around the whole job. The job's time limit still ends it (RQ interrupts the
     pause too), and so does a worker told to stop (`UntilRedisAnswers.stop_waiting`). A run reads the game afresh
     and writes with the version check, so a move whose write was stored before its answer was lost is not played
@@ -41,7 +42,7 @@ def outlasting(job: Callable[..., str]) -> Callable[..., str]:
 
     @functools.wraps(job)
     def outlasted(*args: Any) -> str:
-        retry = UntilRedisAnswers(config.OUTAGE_BACKOFF_CAP_SECONDS)
+        retry = UntilRedisAnswers(redis_clients.OUTAGE_BACKOFF_CAP_SECONDS)
         return cast(str, retry.call_with_retry(lambda: job(*args), lambda error: None))
 
     return outlasted
@@ -141,7 +142,7 @@ def game_client() -> Any:
 
     Never the job's own connection, which is RQ's Redis (`RQ_REDIS_URL`): the game state may live elsewhere.
     """
-    return config.game_client(config.redis_settings(), wait_out_outages=True)
+    return redis_clients.game_client(config.redis_settings(), wait_out_outages=True)
 
 
 def game_store(key_prefix: str) -> GameStore:

@@ -15,7 +15,8 @@ import sys
 import redis
 from rq import Queue, Worker
 
-from service.config import queue_url, redis_client, redis_settings
+from service.config import queue_url, redis_settings
+from service.redis_clients import redis_client
 
 
 def main() -> int:

@@ -48,8 +48,9 @@ from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from service.config import lifetimes
+from service.redis_clients import STORE_ERRORS, UntilRedisAnswers
 from service.scheduling import Queues, queue_shard
-from service.store import STORE_ERRORS, GameNotFound, GameStore, UntilRedisAnswers
+from service.store import GameNotFound, GameStore
 from service.turns import AI_JOB_TIMEOUT_SECONDS, make_queue, revive_ai_turns
 from worker.jobs import game_store
 from worker.timeouts import revive_timeouts

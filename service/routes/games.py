@@ -2,13 +2,12 @@
 
 Actions take If-Match and Idempotency-Key. HTTP concerns only: the rules of creating and playing live in
 service/turns.py, clocks in service/clocks.py, rematches in service/rematch.py, identity and presence in
-service/auth.py, the `Idempotency-Key` protocol in service/idempotency.py, waiting in service/dispatcher.py.
+service/auth.py, the `Idempotency-Key` protocol in service/idempotency.py, reading and following a game in
+service/streams.py (waiting in service/dispatcher.py).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -17,18 +16,23 @@ from flask_smorest import abort
 from marshmallow import ValidationError
 
 from engine import GAMES
-from service.auth import Reader, bearer_token, mark_present, player_seat, reader, reading_seat, unauthorized
-from service.dispatcher import TooManyWaiters
-from service.errors import envelope
+from engine.protocol import Action
+from service.auth import bearer_token, player_seat, reader, reading_seat, unauthorized
 from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
+from service.redis_clients import STORE_ERRORS
 from service.rematch import join_rematch
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
+    ETAG_HEADER,
+    IDEMPOTENCY_KEY,
+    IF_MATCH,
     JOIN_EXAMPLE,
+    LINKS_OF_A_VIEW,
     NOT_MODIFIED_HEADERS,
     NOTHING_NEW,
+    STREAM_EVENT,
     CreateGameSchema,
     EventListSchema,
     EventsQuerySchema,
@@ -45,17 +49,9 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import (
-    STORE_ERRORS,
-    ClockRanOut,
-    GameNotFound,
-    GameRecord,
-    GameStore,
-    Status,
-    VersionConflict,
-    hash_token,
-)
-from service.turns import create_game, pending_ai, play, revive_ai_turns
+from service.store import GameRecord, Status, hash_token
+from service.streams import reading_extras, view_events, wait_for_version
+from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, view_body, with_presence
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
@@ -73,54 +69,6 @@ def varying_with_the_token(response: Response) -> Response:
     return response
 
 
-# Headers in the spec (docs/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
-ETAG_HEADER = {"description": "the game's version, quoted", "schema": {"type": "string", "example": '"17"'}}
-IF_MATCH = {
-    "in": "header", "name": "If-Match", "required": False, "schema": {"type": "string", "example": '"17"'},
-    "description": "the ETag (version) you saw: 412 precondition_failed if the game has moved on",
-}
-IDEMPOTENCY_KEY = {
-    "in": "header", "name": "Idempotency-Key", "required": False,
-    "schema": {"type": "string", "example": "3f0c2b8e-move-12"},
-    "description": "a key of your choice: repeating it with the same body returns the first response (kept 24 h)",
-}
-RECONNECT_MILLISECONDS = 1000
-STREAM_EXAMPLE = (
-    'retry: 1000\n\nid: 17\nevent: view\ndata: {"game_id": "9b2f4c0e", "version": 17, "status": "active"}\n\n'
-)
-# The schema of one event of the stream, as SSE-aware tools (schemathesis, linters) read a text/event-stream
-# schema; the text on the wire is STREAM_EXAMPLE's
-STREAM_EVENT = {
-    "type": "object",
-    "description": f"one event; on the wire: {STREAM_EXAMPLE!r}",
-    "example": {"id": "17", "event": "view", "data": '{"game_id": "9b2f4c0e", "version": 17, "status": "active"}'},
-    "properties": {
-        "event": {"type": "string", "enum": ["view", "revoked"]},
-        "id": {"type": "string", "description": "the version (`view` events only)", "example": "17"},
-        "data": {"type": "string", "description": "`view`: the view, as JSON (the View schema); `revoked`: the "
-                 "401 error body, as JSON, with the `version` at which the token stopped reading the seat"},
-        "retry": {"type": "integer", "description": "milliseconds before reconnecting", "example": 1000},
-    },
-}
-
-
-# OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
-VIEW_LINK = {"operationId": "getGame", "parameters": {"game_id": "$response.body#/game_id"}}
-LINKS_OF_A_VIEW = {
-    "ViewGame": VIEW_LINK,
-    "Events": {"operationId": "listEvents", "parameters": {"game_id": "$response.body#/game_id"}},
-    "PlayFirstLegalAction": {
-        "operationId": "playAction",
-        "parameters": {"game_id": "$response.body#/game_id"},
-        "requestBody": "$response.body#/legal_actions/0",
-    },
-}
-
-
-ARRIVAL_RETRIES = 3
-"""How often an action that lost a compare-and-set race is judged again before the client gets 409."""
-
-
 _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false"}
 
 
@@ -134,14 +82,6 @@ def _what_the_body_is(body: Any) -> str:
         return _JSON_TYPES[type(body)]
     raw = request.get_data(cache=True).strip()
     return "empty" if not raw else "null" if raw == b"null" else "not valid JSON"
-
-
-def reading_extras(record: GameRecord) -> tuple[list[int], dict[int, float]]:
-    """What a view adds to `record` when it is read: `pending_ai` (from the queue) and each seat's last request.
-
-    The presence is the one read with the record (`GameRecord.last_seen`): no round trip of its own.
-    """
-    return pending_ai(services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"]), record.last_seen
 
 
 def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
@@ -160,19 +100,6 @@ def view_response(record: GameRecord, seat: int | None, extras: tuple[list[int],
     pending, seen = extras or reading_extras(record)
     return current_app.response_class(view_body(record, seat, pending, seen) + b"\n", mimetype="application/json",
                                       headers={"ETag": f'"{record.version}"'})
-
-
-def wait_for_version(record: GameRecord, after_version: int, seconds: float) -> int | None:
-    """Hold this request until the version of `record`'s game exceeds `after_version` or `seconds` pass.
-
-    `record` is the game as this request read it. Returns the version seen last.
-
-    Raises:
-        TooManyWaiters: the process holds `MAX_WAITERS` waiting clients (503 `server_busy`, service/errors.py).
-    """
-    store, game_id = services().store, record.game_id
-    known = None if record.read_at is None else (record.version, record.read_at)
-    return services().dispatcher.wait(game_id, after_version, seconds, lambda: store.version(game_id), known)
 
 
 @blp.route("")
@@ -343,46 +270,6 @@ class Stream(MethodView):
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def view_events(record: GameRecord, who: Reader, after: int | None) -> Iterator[str]:
-    """The SSE text of a stream from `record` on: `id: V`, `event: view`, `data: <view JSON>` per new version.
-
-    Ends after the finished view, when the game is gone, when Redis fails (the client reconnects with
-    `Last-Event-ID`) or when the process shuts down (service/gunicorn_worker.py drains it); and with
-    `event: revoked` (no `id:`) as soon as a version read shows that `who`'s token no longer reads its seat.
-    """
-    keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
-    dispatcher = services().dispatcher
-    game_id = record.game_id
-    sent = after
-    # first, at once, so the client gets the headers now, not with the first new version: how soon to reconnect
-    # when the stream ends (a process shutting down ends its streams)
-    yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
-    try:
-        while True:
-            if not who.still_reads(record):  # checked on the record the view would be built from: no extra read
-                message = f"this token no longer holds seat {who.seat} of this game"
-                data = json.dumps(envelope(401, "unauthorized", message, version=record.version), separators=(",", ":"))
-                yield f"event: revoked\ndata: {data}\n\n"
-                return
-            if sent is None or record.version > sent:
-                pending, seen = reading_extras(record)
-                data = view_body(record, who.seat, pending, seen).decode()
-                yield f"id: {record.version}\nevent: view\ndata: {data}\n\n"
-                sent = record.version
-            if record.status == Status.FINISHED and sent >= record.version:
-                return
-            if who.seat is not None:
-                mark_present(record, who.seat)  # a player holding a stream is here (its one request is long)
-            version = wait_for_version(record, sent, keepalive)
-            if dispatcher.draining.is_set():
-                return
-            if version is None or version <= sent:
-                yield ": keep-alive\n\n"
-            record = services().records.load(game_id, at_least=version)
-    except (*STORE_ERRORS, GameNotFound, TooManyWaiters):
-        return
-
-
 @blp.route("/<game_id>/actions")
 class Actions(MethodView):
     """Play."""
@@ -416,7 +303,10 @@ class Actions(MethodView):
         body = request.get_json(silent=True)
         idempotent = IdempotentRequest(store, name, seat, body) if name else None
         first = idempotent.first_response(remembered) if idempotent is not None else None
-        new_record = first or self.play_in_arrival_order(store, record, seat, body, idempotent)
+        new_record = first or play_in_arrival_order(
+            store, services().queues, services().records, record, seat, lambda current: self.judge(current, seat, body),
+            idempotent, judged_again=not request.if_match,
+        )
         if not isinstance(new_record, GameRecord):  # the first response, of this request or of a repeat that won
             return new_record["body"], new_record["status"], {"ETag": f'"{new_record["body"]["version"]}"'}
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
@@ -432,54 +322,22 @@ class Actions(MethodView):
             idempotent.remember(with_presence(game_view(new_record, reads, pending), seen), keep)
         return view_response(new_record, reads, (pending, seen))
 
-    def play_in_arrival_order(
-        self, store: GameStore, record: GameRecord, seat: int, body: Any, idempotent: IdempotentRequest | None
-    ) -> GameRecord | dict[str, Any]:
-        """`play`, judged again on the new state when another write won the race, up to `ARRIVAL_RETRIES` times.
-
-        Actions are applied in arrival order, each judged on the state at that moment (talmut.md §3.9). A
-        request with `If-Match` named the version it was meant for: it is not retried (409 / 412), nor a move
-        the seat's clock ran out before (409: its timeout comes next). The write that won may have applied a
-        repeat of this very request (`idempotent`'s key then holds its claim): its first response is returned
-        instead of a new record (or 409 `version_conflict` while it is being answered).
-        """
-        for _ in range(ARRIVAL_RETRIES):
-            try:
-                return self.play(store, record, seat, body, idempotent)
-            except ClockRanOut:
-                raise  # the timeout owns the next version: judged again, the move would meet the timeout's state
-            except VersionConflict:
-                if request.if_match:
-                    raise
-                if idempotent is None:
-                    record = services().records.load(record.game_id)
-                    continue
-                record, remembered = services().records.load_with_response(record.game_id, idempotent.name)
-                if (first := idempotent.first_response(remembered)) is not None:
-                    return first
-        return self.play(store, record, seat, body, idempotent)
-
     @staticmethod
-    def play(store: GameStore, record: GameRecord, seat: int, body: Any, idempotent: IdempotentRequest | None,
-             ) -> GameRecord:
-        """Check the request against the game (finished, action shape, resigned seat, If-Match), then play it."""
+    def judge(record: GameRecord, seat: int, body: Any) -> Action:
+        """`body` checked against `record` (finished, action shape, resigned seat, If-Match): the action to play."""
         if record.status == Status.FINISHED:
             abort(409, message="the game is finished", error="game_finished")
         if not isinstance(body, dict):
             abort(422, message="the body must be a JSON object: one of your legal_actions",
                   errors={"body": [_what_the_body_is(body)]}, error="invalid_request")
         try:
-            action = ACTION_SCHEMAS[record.game]().load(body)
+            action: Action = ACTION_SCHEMAS[record.game]().load(body)
         except ValidationError as error:
             abort(422, message=f"not a valid {record.game} action", errors=error.messages, error="invalid_request")
-        if record.seats[seat].kind == "ai" and action["type"] != "resign":
-            # a resigned player's seat is played by the AI now (talmut.md §3.17); a second resign gets the
-            # engine's illegal_action
-            abort(403, message="you resigned: the AI plays this seat now", error="not_your_turn")
+        refuse_resigned_seat(record, seat, action)
         if request.if_match and not request.if_match.contains(str(record.version)):
             abort(412, message=f"the game is at version {record.version}", error="precondition_failed")
-        return play(store, services().queues, record, seat, action,
-                    claim=idempotent.claim() if idempotent is not None else None)
+        return action
 
 
 @blp.route("/<game_id>/events")

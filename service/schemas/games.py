@@ -390,6 +390,49 @@ NOT_MODIFIED_HEADERS = {
 }
 
 
+# Headers in the spec (docs/API.md): ETag is the version, quoted; If-Match / If-None-Match name one.
+ETAG_HEADER = {"description": "the game's version, quoted", "schema": {"type": "string", "example": '"17"'}}
+IF_MATCH = {
+    "in": "header", "name": "If-Match", "required": False, "schema": {"type": "string", "example": '"17"'},
+    "description": "the ETag (version) you saw: 412 precondition_failed if the game has moved on",
+}
+IDEMPOTENCY_KEY = {
+    "in": "header", "name": "Idempotency-Key", "required": False,
+    "schema": {"type": "string", "example": "3f0c2b8e-move-12"},
+    "description": "a key of your choice: repeating it with the same body returns the first response (kept 24 h)",
+}
+STREAM_EXAMPLE = (
+    'retry: 1000\n\nid: 17\nevent: view\ndata: {"game_id": "9b2f4c0e", "version": 17, "status": "active"}\n\n'
+)
+# The schema of one event of the stream, as SSE-aware tools (schemathesis, linters) read a text/event-stream
+# schema; the text on the wire is STREAM_EXAMPLE's
+STREAM_EVENT = {
+    "type": "object",
+    "description": f"one event; on the wire: {STREAM_EXAMPLE!r}",
+    "example": {"id": "17", "event": "view", "data": '{"game_id": "9b2f4c0e", "version": 17, "status": "active"}'},
+    "properties": {
+        "event": {"type": "string", "enum": ["view", "revoked"]},
+        "id": {"type": "string", "description": "the version (`view` events only)", "example": "17"},
+        "data": {"type": "string", "description": "`view`: the view, as JSON (the View schema); `revoked`: the "
+                 "401 error body, as JSON, with the `version` at which the token stopped reading the seat"},
+        "retry": {"type": "integer", "description": "milliseconds before reconnecting", "example": 1000},
+    },
+}
+
+
+# OpenAPI links (stateful clients and the fuzzer follow them): a new game or seat -> its view -> a legal move.
+VIEW_LINK = {"operationId": "getGame", "parameters": {"game_id": "$response.body#/game_id"}}
+LINKS_OF_A_VIEW = {
+    "ViewGame": VIEW_LINK,
+    "Events": {"operationId": "listEvents", "parameters": {"game_id": "$response.body#/game_id"}},
+    "PlayFirstLegalAction": {
+        "operationId": "playAction",
+        "parameters": {"game_id": "$response.body#/game_id"},
+        "requestBody": "$response.body#/legal_actions/0",
+    },
+}
+
+
 class ViewHeadersSchema(ma.Schema):
     """Conditional GET: the route compares If-None-Match itself (request.if_none_match)."""
 

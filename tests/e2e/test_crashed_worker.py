@@ -82,7 +82,7 @@ def ai_turn_due(api: Api) -> tuple[str, dict]:  # type: ignore[type-arg]
 
 @pytest.fixture(scope="session")
 def redis_connection():  # type: ignore[no-untyped-def]
-    from service.config import redis_client
+    from service.redis_clients import redis_client
 
     return redis_client(os.environ["REDIS_URL"])
 

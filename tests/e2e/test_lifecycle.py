@@ -25,7 +25,7 @@ from rq.registry import ScheduledJobRegistry
 
 from service.app import create_app
 from service.clocks import timeout_job_id
-from service.config import redis_client
+from service.redis_clients import redis_client
 from tests.e2e.stack import REPO, Stack, call, delete_keys
 from tests.engine.talmut.notation import E1
 from tests.service.conftest import Api

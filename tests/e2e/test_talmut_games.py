@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from service.clocks import utc_iso
-from service.config import redis_client
+from service.redis_clients import redis_client
 from service.store import GameStore
 from tests.e2e.stack import Stack, StallGuard, call
 from tests.engine.talmut.notation import E1

@@ -22,7 +22,7 @@ import redis
 from rq import Queue, Worker
 
 from service.app import create_app
-from service.config import redis_client
+from service.redis_clients import redis_client
 from tests.e2e.stack import REPO, StallGuard, delete_keys
 from tests.service.conftest import Api
 

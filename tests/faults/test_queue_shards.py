@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 import requests
 
-from service.config import redis_client
+from service.redis_clients import redis_client
 from service.scheduling import queue_shard
 from service.store import GameStore
 from tests.e2e.stack import start_process, start_stack, stop_stack

@@ -21,7 +21,8 @@ import pytest
 import redis
 import requests
 
-from service.config import redis_client, sentinel_url_parts
+from service.config import sentinel_url_parts
+from service.redis_clients import redis_client
 from tests.e2e.stack import REPO, STALL_SECONDS, Stack, start_stack, stop_stack
 from tests.faults.games import assert_each_version_written_once, create_ai_games, wait_finished, wait_until
 from tests.redis_server import RedisServer, free_port

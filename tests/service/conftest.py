@@ -18,7 +18,7 @@ from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
 from service.app import create_app
-from service.config import redis_client
+from service.redis_clients import redis_client
 
 
 def delete_test_keys(client: redis.Redis, prefix: str) -> None:

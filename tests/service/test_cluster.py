@@ -16,11 +16,12 @@ import pytest
 import redis
 from redis.cluster import key_slot
 
-from service import config
+from service import config, redis_clients
 from service.app import create_app
 from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
-from service.store import STORE_ERRORS, GameStore, is_outage, script_sources
+from service.redis_clients import STORE_ERRORS, is_outage
+from service.store import GameStore, script_sources
 from tests.cluster import PROMOTION_SECONDS, ClusterNode, LocalCluster, free_cluster_port
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port
@@ -79,8 +80,8 @@ def test_every_script_touches_the_keys_of_one_hash_slot(sharded: bool) -> None:
 def test_without_the_new_settings_the_app_keeps_one_client_for_games_and_queue() -> None:
     """Issue 21: with no new setting, behaviour is exactly as today: one pool, the queue on the games' Redis."""
     settings = {**config.redis_settings(), "REDIS_CLUSTER_URL": None, "RQ_REDIS_URL": None}
-    games = config.game_client(settings)
-    assert isinstance(games, redis.Redis) and config.queue_client(settings, games) is games
+    games = redis_clients.game_client(settings)
+    assert isinstance(games, redis.Redis) and redis_clients.queue_client(settings, games) is games
     assert script_sources(False)["compare_and_set"].count("redis.call('PUBLISH'") == 1
 
 
@@ -215,8 +216,8 @@ def test_a_wait_after_a_failover_subscribes_on_the_promoted_replica(failover_clu
     (ConnectionError, a 503 for every long-poll, for good). A failed SSUBSCRIBE now reads the slot map again."""
     settings = config.redis_settings() | {"REDIS_CLUSTER_URL": failover_cluster.url}
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    store = GameStore(config.cluster_client(failover_cluster.url), prefix)
-    dispatcher = Dispatcher(config.pubsub_client(settings), store.channel, 10)
+    store = GameStore(redis_clients.cluster_client(failover_cluster.url), prefix)
+    dispatcher = Dispatcher(redis_clients.pubsub_client(settings), store.channel, 10)
     writer = store.client
     version_key = f"{prefix}:{{g}}:version-of-g"
     primary = failover_cluster.primary_of(version_key)
@@ -297,7 +298,7 @@ def lone_node(request: pytest.FixtureRequest) -> Iterator[ClusterNode]:
 def test_a_cluster_not_created_yet_is_an_outage_a_worker_waits_out(lone_node: ClusterNode) -> None:
     """Nodes that answer but serve no slot yet (`redis-cli --cluster create` still to come): redis-py says "All
     slots are not covered", without a cause, and a worker started then died of it instead of waiting."""
-    client = config.cluster_client(f"redis://127.0.0.1:{lone_node.port}")  # made on first use: no error yet
+    client = redis_clients.cluster_client(f"redis://127.0.0.1:{lone_node.port}")  # made on first use: no error yet
     with pytest.raises(redis.exceptions.RedisClusterException, match="All slots are not covered") as raised:
         client.ping()
     assert is_outage(raised.value)
@@ -306,7 +307,7 @@ def test_a_cluster_not_created_yet_is_an_outage_a_worker_waits_out(lone_node: Cl
 @pytest.mark.parametrize("lone_node", [["--requirepass", "secret"]], indirect=True)
 def test_a_worker_s_cluster_client_refused_by_its_node_fails_instead_of_waiting(lone_node: ClusterNode) -> None:
     """A worker's cluster client waits out an outage when it is made, but a refused password is no outage."""
-    client = config.cluster_client(f"redis://:wrong@127.0.0.1:{lone_node.port}", wait_out_outages=True)
+    client = redis_clients.cluster_client(f"redis://:wrong@127.0.0.1:{lone_node.port}", wait_out_outages=True)
     errors: list[BaseException] = []
 
     def ping() -> None:
@@ -332,7 +333,7 @@ def test_uses_that_waited_for_a_try_to_make_the_cluster_client_share_its_failure
         release.wait(WAKE_SECONDS)
         raise cannot_connect()
 
-    lazy = config.LazyCluster(make)
+    lazy = redis_clients.LazyCluster(make)
     errors: list[BaseException] = []
 
     def use() -> None:

@@ -7,8 +7,8 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from service.config import pubsub_client, redis_client
 from service.dispatcher import Dispatcher
+from service.redis_clients import pubsub_client, redis_client
 
 WAITERS = 40
 WAIT_SECONDS = 30.0

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from service.app import create_app
-from service.config import redis_client
+from service.redis_clients import redis_client
 from tests.service.conftest import delete_test_keys
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

@@ -28,7 +28,7 @@ from rq.registry import ScheduledJobRegistry
 from engine import GAMES
 from service import turns
 from service.app import create_app
-from service.config import redis_client
+from service.redis_clients import redis_client
 from service.store import GameRecord
 from service.turns import ai_job_id, pending_ai, play
 from tests.service.conftest import Api, delete_test_keys
