@@ -23,7 +23,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.throughput import percentile  # noqa: E402 - needs the repo root on sys.path
-from service.config import redis_client  # noqa: E402
+from service.redis_clients import redis_client  # noqa: E402
 from service.scheduling import Queues  # noqa: E402
 from service.store import GameStore, SeatRecord  # noqa: E402
 from service.turns import create_game, make_queue, play  # noqa: E402
