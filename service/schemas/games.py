@@ -369,7 +369,8 @@ class GameListQuerySchema(ma.Schema):
 
     game = fields.String()
     status = fields.String(load_default="waiting", validate=validate.OneOf(STATUSES))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    # a rank in a Redis sorted set, whose offset plus count must fit its 64-bit integers (offset 2**63 - 20 was a 500)
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=10**12))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 

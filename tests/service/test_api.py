@@ -437,3 +437,10 @@ def test_a_post_without_a_token_is_told_a_bearer_token_is_required(api):
             assert response.json["message"] == message, (path, token)
             assert response.headers["WWW-Authenticate"] == "Bearer"
     assert version_of(api, game_id) == 2
+
+
+def test_a_lobby_offset_past_any_rank_is_refused_not_a_500(api):
+    """Found by schemathesis: `offset=9223372036854775788` reached Redis's ZRANGE and came back a 500."""
+    response = api.request("GET", "/v1/games?offset=9223372036854775788")
+    assert response.status_code == 422
+    assert response.get_json()["error"] == "invalid_request"
