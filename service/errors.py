@@ -16,6 +16,7 @@ from flask import Flask
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
 from service.redis_clients import is_out_of_memory
+from service.presence import ClaimNotAllowed, ClaimTooEarly, NotYourClaim
 from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
 from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict
@@ -39,6 +40,7 @@ REFUSALS: dict[type[Exception], tuple[int, str]] = {
     SeatTaken: (409, "seat_taken"),
     GameFull: (409, "game_full"),
     InviteRequired: (403, "invite_required"),
+    **{refusal: (refusal.status, refusal.error) for refusal in (ClaimNotAllowed, NotYourClaim, ClaimTooEarly)},
 }
 """The service's refusals of a request (status, `error`); their message is the exception's."""
 
@@ -85,6 +87,11 @@ def register(app: Flask) -> None:
 
     for refusal in REFUSALS:
         app.register_error_handler(refusal, refused)
+
+    @app.errorhandler(ClaimTooEarly)  # after the loop, replacing `refused`: the seconds left, in both forms
+    def claim_too_early(error: ClaimTooEarly):  # type: ignore[no-untyped-def]
+        body = envelope(error.status, error.error, str(error), seconds_left=error.seconds_left)
+        return body, error.status, {"Retry-After": str(error.seconds_left)}
 
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]
