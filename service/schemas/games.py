@@ -275,7 +275,7 @@ class ClaimSeatSchema(ma.Schema):
 
     seat = fields.Integer(required=True)
     from_ = fields.String(
-        required=True, data_key="from",
+        required=True, data_key="from", attribute="from",
         metadata={"format": "date-time", "description": "the seat's last_seen (or, never seen, the game's creation) "
                   "plus after_seconds: from then on the others may claim; moves on when the seat is seen again",
                   "example": "2025-12-01T10:05:20.000Z"},

@@ -40,6 +40,8 @@ export const api = {
    */
   play: (gameId, token, action, key) =>
     request("POST", `${game(gameId)}/actions`, { body: action, token, headers: { "Idempotency-Key": key } }),
+  /** Claim against the absent seat the game waits for (docs/api-additions.md "Presence and claims"). */
+  claim: (gameId, token) => request("POST", `${game(gameId)}/claim`, { token }),
 };
 
 // Tokens: one per seat, kept in this browser only (never in a link), under the game's id. A browser may hold two
