@@ -392,7 +392,7 @@ class Table {
 
   async readPresence() {
     try {
-      const fresh = await api.view(this.view.game_id, this.token);
+      const fresh = await api.presence(this.view.game_id, this.token);
       if (fresh.version > this.view.version) return this.show(fresh); // renders, and so watches again
       if (fresh.version === this.view.version) this.view = fresh;
     } catch {
