@@ -15,8 +15,8 @@ from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
-from service.redis_clients import is_out_of_memory
 from service.presence import ClaimNotAllowed, ClaimTooEarly, NotYourClaim
+from service.redis_clients import is_out_of_memory
 from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
 from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict

@@ -97,8 +97,10 @@ def with_claims(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, 
     if block is None:
         return view
     after = block["after_seconds"]
-    seats = [{**entry, "from": utc_iso(last_seen[entry["seat"]] + after)} if entry["seat"] in last_seen else entry
-             for entry in block["seats"]]
+    seats = [
+        {**entry, "from": utc_iso(last_seen[entry["seat"]] + after)} if entry["seat"] in last_seen else entry
+        for entry in block["seats"]
+    ]
     return {**view, "claim": {**block, "seats": seats}}
 
 
@@ -135,6 +137,7 @@ def check_claim(record: GameRecord, claimant: int, now: float) -> int:
     absent = min(others, key=lambda seat: since[seat])
     left = since[absent] + after - now
     if left > 0:
-        raise ClaimTooEarly(f"seat {absent} was seen {now - since[absent]:.0f} s ago: a claim needs {after} s",
-                            max(1, math.ceil(left)))
+        raise ClaimTooEarly(
+            f"seat {absent} was seen {now - since[absent]:.0f} s ago: a claim needs {after} s", max(1, math.ceil(left))
+        )
     return absent

@@ -69,7 +69,7 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
     ]
     for entry, seat_clock in zip(seats, seat_clocks, strict=False):
         entry["clock"] = seat_clock
-    extra = {}
+    extra: dict[str, Any] = {}
     if seat is not None and (invites := record.shown_invites()) is not None:
         extra["invites"] = invites  # to share: codes only the seated players are shown (service/seating.py leave)
     if (claim := claim_block(record)) is not None:

@@ -33,8 +33,12 @@ class Claim(MethodView):
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(403, schema="Error", description="not_your_claim")
     @blp.alt_response(404, schema="Error", description="game_not_found")
-    @blp.alt_response(409, schema="Error", description="claim_too_early (with Retry-After), claim_not_allowed, "
-                      "game_finished, game_not_started, version_conflict")
+    @blp.alt_response(
+        409,
+        schema="Error",
+        description="claim_too_early (with Retry-After), claim_not_allowed, "
+        "game_finished, game_not_started, version_conflict",
+    )
     @blp.doc(security=[{"bearer": []}], responses={200: {"links": LINKS_OF_A_VIEW}})
     def post(self, game_id: str):  # type: ignore[no-untyped-def]
         """Claim against the player the game waits for, who has been away `options.claim_after_seconds`.
@@ -46,6 +50,7 @@ class Claim(MethodView):
         from when. Too early: 409 `claim_too_early` with `Retry-After`, the seconds left. The answer is your
         view of the new version, whose events hold `claimed` (`seat`, `by`) before the `resigned` one.
         """
+
         def attempt() -> tuple[GameRecord, int]:
             record = services().records.load(game_id)
             claimant = player_seat(record)

@@ -1,4 +1,4 @@
-""""Opponent away" and the Claim button (docs/api-additions.md "Presence and claims") in real Chromium, in real time.
+""" "Opponent away" and the Claim button (docs/api-additions.md "Presence and claims") in real Chromium, in real time.
 
 A two-human Durak game with the shortest `claim_after_seconds` (service/presence.py `MIN_SECONDS`, 30 s): Ann, to
 act, is seen once by the API and goes away; Bob's table shows her away once 30 s have passed, hides it when she
@@ -32,8 +32,12 @@ def seen(base_url: str, game_id: str, token: str) -> float:
 
 def test_bob_sees_ann_away_and_claims_the_game(new_page, server, screenshots):
     text = strings("en")
-    body = {"game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}], "deck": K1,
-            "options": {"claim_after_seconds": MIN_SECONDS}}
+    body = {
+        "game": "durak",
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+        "deck": K1,
+        "options": {"claim_after_seconds": MIN_SECONDS},
+    }
     game_id, (ann, bob_token) = seated_game(server.base_url, body, ["Ann", "Bob"])
     left = seen(server.base_url, game_id, ann)  # Ann, to attack (K1), looks once and goes away
     bob = new_page()

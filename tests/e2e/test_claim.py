@@ -52,10 +52,17 @@ def next_version(session: requests.Session, game_url: str, view: dict[str, Any])
 def test_bob_claims_against_absent_ann_and_the_game_goes_on_to_its_end(stack: Stack) -> None:
     rng = random.Random(41)
     ann, bob = requests.Session(), requests.Session()
-    created = call(ann, "POST", f"{stack.base_url}/v1/games", json={
-        "game": "talmut", "seed": 41, "options": {"target": 10, "match_pause_ms": 50, "claim_after_seconds": MIN_SECONDS},
-        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}],
-    })
+    created = call(
+        ann,
+        "POST",
+        f"{stack.base_url}/v1/games",
+        json={
+            "game": "talmut",
+            "seed": 41,
+            "options": {"target": 10, "match_pause_ms": 50, "claim_after_seconds": MIN_SECONDS},
+            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}, {"kind": "human"}],
+        },
+    )
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
     game_url = f"{stack.base_url}/v1/games/{game_id}"

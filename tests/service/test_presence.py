@@ -35,8 +35,9 @@ def moment(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
-def humans(api, game: str = "durak", seats: int = 2, options: dict[str, Any] | None = None,
-           deck: list[str] | None = None) -> tuple[str, list[str]]:
+def humans(
+    api, game: str = "durak", seats: int = 2, options: dict[str, Any] | None = None, deck: list[str] | None = None
+) -> tuple[str, list[str]]:
     """A game of human seats, every seat taken, created with `options` (default: claims after `AFTER` s)."""
     body: dict[str, Any] = {"options": {"claim_after_seconds": AFTER} if options is None else options}
     if deck is not None:
@@ -79,8 +80,9 @@ def test_claim_after_seconds_out_of_range_or_not_an_integer_is_422(api, value):
 
 
 def test_claim_after_seconds_with_a_clock_is_422(api):
-    created = api.create([{"kind": "human"}, {"kind": "human"}],
-                         options={"claim_after_seconds": 60, "clock": {"turn_seconds": 30}})
+    created = api.create(
+        [{"kind": "human"}, {"kind": "human"}], options={"claim_after_seconds": 60, "clock": {"turn_seconds": 30}}
+    )
     assert (created.status_code, created.json["error"]) == (422, "invalid_request")
     assert created.json["errors"]["json"]["options"] == {"claim_after_seconds": ["claim needs a game without a clock"]}
 
@@ -109,8 +111,10 @@ def test_the_claim_block_names_the_awaited_seat_and_when_it_may_be_claimed(api, 
     created_at = clock.now
     game_id, tokens = humans(api, deck=K1)
     # nobody has made a request with a seat's token: seat 0, to attack, counts as away since the game was created
-    assert api.view(game_id).json["claim"] == {"after_seconds": AFTER,
-                                               "seats": [{"seat": 0, "from": utc_iso(created_at + AFTER)}]}
+    assert api.view(game_id).json["claim"] == {
+        "after_seconds": AFTER,
+        "seats": [{"seat": 0, "from": utc_iso(created_at + AFTER)}],
+    }
     clock.now += 5
     view = api.view(game_id, tokens[0]).json
     assert view["seats"][0]["last_seen"] == utc_iso(clock.now)
