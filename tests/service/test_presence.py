@@ -8,7 +8,9 @@ test (tests/e2e/test_claim.py) claims on real gunicorn and workers, in real time
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from tests.service.test_clocks import FakeTime
 from tests.service.test_durak_http import K1
 
 AFTER = 60
+SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
 
 
 @pytest.fixture
@@ -159,6 +162,7 @@ def test_a_claim_comes_only_after_the_time_and_wins_a_two_seat_game(api, clock):
     too_early = refused_claim(api, game_id, tokens[1], 409, "claim_too_early")
     assert too_early.headers["Retry-After"] == "1"
     assert too_early.json["seconds_left"] == 1
+    assert set(too_early.json) <= set(SPEC["components"]["schemas"]["Error"]["properties"])  # no extra key
     clock.now = seen + AFTER - 20.2
     assert refused_claim(api, game_id, tokens[1], 409, "claim_too_early").json["seconds_left"] == 21
     clock.now = seen + AFTER
