@@ -10,13 +10,14 @@ from flask import Flask
 from service import config, cors, docs, errors, guide, http_metrics, limits, logs, ratelimit, redis_clients
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
+from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
 from service.routes import games, health, metrics, rules, web
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
-from service.store import GameStore, check_eviction_policy
+from service.store import GameStore
 from service.turns import make_queue
 
 log = logging.getLogger(__name__)

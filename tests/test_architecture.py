@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 import engine
+import service.app  # noqa: F401  every module that declares a refusal
 from engine.errors import GameError
 from service.errors import STATUS_OF_GAME_ERROR
+from service.refusals import Refusal
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -18,6 +20,11 @@ def all_subclasses(cls: type) -> set[type]:
     for sub in cls.__subclasses__():
         found |= {sub, *all_subclasses(sub)}
     return found
+
+
+def declared_refusals() -> set[type[Refusal]]:
+    """Every refusal the service declares (service/refusals.py), each in the module that raises it."""
+    return all_subclasses(Refusal)
 
 
 def test_import_contracts_hold():

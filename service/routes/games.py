@@ -49,7 +49,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import GameRecord, Status, hash_token
+from service.records import GameRecord, Status, hash_token
 from service.streams import reading_extras, view_events, wait_for_version
 from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, view_body, with_presence
