@@ -72,7 +72,7 @@ class RecordCache:
         return record, remembered
 
     def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
-        """`LobbyIndexes.listing` (service/lobby_index.py), reusing the records this process holds; the records read are kept.
+        """`GameStore.lobby.listing`, reusing the records this process holds; the records read are kept.
 
         A lobby page asked for again decodes nothing and builds no view again (each record keeps its views).
         """
