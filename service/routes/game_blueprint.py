@@ -36,13 +36,19 @@ def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
     return with_presence(game_view(record, seat, pending), seen)
 
 
-def view_response(record: GameRecord, seat: int | None, extras: tuple[list[int], dict[int, float]] | None = None,
-                  ) -> Response:
+def view_response(
+    record: GameRecord,
+    seat: int | None,
+    extras: tuple[list[int], dict[int, float]] | None = None,
+) -> Response:
     """`view_of(record, seat)` as a 200 JSON response with its ETag, sending the bytes kept for the version and seat.
 
     The body is `view_body`'s (service/views.py), not a schema dump: the same bytes as Flask's JSON of the dump.
     `extras`: `reading_extras(record)` when read already.
     """
     pending, seen = extras or reading_extras(record)
-    return current_app.response_class(view_body(record, seat, pending, seen) + b"\n", mimetype="application/json",
-                                      headers={"ETag": f'"{record.version}"'})
+    return current_app.response_class(
+        view_body(record, seat, pending, seen) + b"\n",
+        mimetype="application/json",
+        headers={"ETag": f'"{record.version}"'},
+    )

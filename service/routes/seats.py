@@ -36,14 +36,15 @@ class Seats(MethodView):
         The lowest open seat unless `seat` is given. The game starts when every human seat is taken. A private
         game's seat needs one of its `invite` codes, and each code seats one player once (403 `invite_required`).
         """
+
         def attempt() -> tuple[GameRecord, int, str]:
             record = services().records.load(game_id)
-            return take_seat(services().store, services().queues, record, body["name"], body.get("seat"),
-                             body.get("invite"))
+            return take_seat(
+                services().store, services().queues, record, body["name"], body.get("seat"), body.get("invite")
+            )
 
         record, seat, token = retried(attempt)
         return {**view_of(record, seat), "player_token": token}
-
 
 
 @blp.route("/<game_id>/leave")
@@ -57,12 +58,24 @@ class Leave(MethodView):
     @blp.doc(
         operationId="leaveGame",
         security=[{"bearer": []}],
-        responses={200: {"content": {"application/json": {"examples": {
-            "waiting": {"summary": "a waiting game: the seat is open again",
-                        "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "seat_freed", "version": 3}},
-            "active": {"summary": "an active game: a resignation",
-                       "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "resigned", "version": 18}},
-        }}}}},
+        responses={
+            200: {
+                "content": {
+                    "application/json": {
+                        "examples": {
+                            "waiting": {
+                                "summary": "a waiting game: the seat is open again",
+                                "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "seat_freed", "version": 3},
+                            },
+                            "active": {
+                                "summary": "an active game: a resignation",
+                                "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "resigned", "version": 18},
+                            },
+                        }
+                    }
+                }
+            }
+        },
     )
     def post(self, game_id: str):  # type: ignore[no-untyped-def]
         """Leave a game.
@@ -74,6 +87,7 @@ class Leave(MethodView):
         talmut.md §3.17, and your token reads only the spectator view). Leaving again once your Talmut seat is the
         AI's changes nothing. Your streams and long-polls held meanwhile end (`event: revoked`, 401).
         """
+
         def attempt() -> dict[str, Any]:
             record = services().records.load(game_id)
             return leave(services().store, services().queues, record, player_seat(record))
