@@ -48,10 +48,6 @@ class ErrorSchema(ma.Schema):
         required=True, metadata={"description": "what went wrong, for a person", "example": "6H does not beat 9H"}
     )
     errors = ma.fields.Dict(metadata={"description": "per-field validation errors, for invalid_request"})
-    seconds_left = ma.fields.Integer(
-        metadata={"description": "claim_too_early only: whole seconds until the claim may be made (as Retry-After)",
-                  "example": 12}
-    )
 
 
 def nullable_nested(converter, field, ret, **kwargs):  # type: ignore[no-untyped-def]

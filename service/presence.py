@@ -17,7 +17,8 @@ from typing import Any
 
 from engine import GAMES, GameFinished
 from service.clocks import must_act, utc_iso
-from service.store import GameRecord, Status
+from service.records import GameRecord, Status
+from service.refusals import Refusal
 
 OPTION = "claim_after_seconds"
 """The game option (every game, like `clock`): seconds a seat the game waits for may be away before a claim."""
@@ -29,15 +30,15 @@ MAX_SECONDS = 7 * 86400
 """The longest `claim_after_seconds`: a week, about an active game's idle lifetime (docs/operations/limits.md)."""
 
 
-class ClaimRefused(Exception):
-    """A refused claim; `status` and `error` are its HTTP status and code (service/errors.py, docs/errors.md)."""
-
-    status = 409
-    error = "claim_not_allowed"
+class ClaimRefused(Refusal):
+    """A refused claim (docs/api-additions.md "Presence and claims"); nothing is changed."""
 
 
 class ClaimNotAllowed(ClaimRefused):
     """409 `claim_not_allowed`: the game has no `claim_after_seconds`, or it waits for no other human seat."""
+
+    status = 409
+    error = "claim_not_allowed"
 
 
 class NotYourClaim(ClaimRefused):
@@ -50,14 +51,15 @@ class NotYourClaim(ClaimRefused):
 class ClaimTooEarly(ClaimRefused):
     """409 `claim_too_early`: the awaited seat was seen less than `claim_after_seconds` ago.
 
-    `seconds_left` (whole seconds, rounded up, at least 1) is how long until it may be claimed: `Retry-After`.
+    `retry_after` (whole seconds, rounded up, at least 1) is how long until it may be claimed: `Retry-After`.
     """
 
+    status = 409
     error = "claim_too_early"
 
-    def __init__(self, message: str, seconds_left: int) -> None:
+    def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
-        self.seconds_left = seconds_left
+        self.retry_after = retry_after
 
 
 def claim_after(record: GameRecord) -> int | None:

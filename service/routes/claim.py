@@ -1,7 +1,8 @@
 """`POST /v1/games/{game_id}/claim`: win (or draw, per the rules of resignation) against an absent player.
 
 HTTP only: what may be claimed is service/presence.py's, the write service/turns.py `play`'s (the absent seat's
-`resign`, with a `claimed` event naming both seats). Contract: docs/api-additions.md "Presence and claims".
+`resign`, with a `claimed` event naming both seats). Contract: docs/api-additions.md "Presence and claims". The
+route is on the games blueprint (service/routes/game_blueprint.py).
 """
 
 from __future__ import annotations
@@ -12,16 +13,13 @@ from flask.views import MethodView
 
 from engine.protocol import Event
 from service.auth import player_seat, reading_seat
-from service.extensions import Blueprint, services
+from service.extensions import services
 from service.presence import check_claim
-from service.routes.games import varying_with_the_token, view_response
+from service.records import GameRecord, Status
+from service.routes.game_blueprint import blp, view_response
 from service.schemas.games import ETAG_HEADER, LINKS_OF_A_VIEW, ViewSchema
 from service.seating import retried
-from service.store import GameRecord, Status
 from service.turns import GameNotStarted, play
-
-blp = Blueprint("claims", __name__, url_prefix="/v1/games", description="Claims against an absent player")
-blp.after_request(varying_with_the_token)
 
 
 @blp.route("/<game_id>/claim")

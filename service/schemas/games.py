@@ -14,10 +14,10 @@ from service.clocks import OPTION as CLOCK
 from service.presence import MAX_SECONDS as MAX_CLAIM_SECONDS
 from service.presence import MIN_SECONDS as MIN_CLAIM_SECONDS
 from service.presence import OPTION as CLAIM
+from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
 from service.schemas.states import state_field
-from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")

@@ -96,7 +96,7 @@ def test_bob_claims_against_absent_ann_and_the_game_goes_on_to_its_end(stack: St
             break
         assert claimed.json()["error"] == "claim_too_early", claimed.text
         left = int(claimed.headers["Retry-After"])
-        assert 1 <= left <= MIN_SECONDS and claimed.json()["seconds_left"] == left
+        assert 1 <= left <= MIN_SECONDS
         time.sleep(left)
     assert claimed.status_code == 200, claimed.text
     assert time.time() - ann_left >= MIN_SECONDS - 10  # her last_seen may be up to 10 s older than her last request
