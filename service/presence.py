@@ -30,25 +30,21 @@ MAX_SECONDS = 7 * 86400
 """The longest `claim_after_seconds`: a week, about an active game's idle lifetime (docs/operations/limits.md)."""
 
 
-class ClaimRefused(Refusal):
-    """A refused claim (docs/api-additions.md "Presence and claims"); nothing is changed."""
-
-
-class ClaimNotAllowed(ClaimRefused):
+class ClaimNotAllowed(Refusal):
     """409 `claim_not_allowed`: the game has no `claim_after_seconds`, or it waits for no other human seat."""
 
     status = 409
     error = "claim_not_allowed"
 
 
-class NotYourClaim(ClaimRefused):
+class NotYourClaim(Refusal):
     """403 `not_your_claim`: the claimant is the one the game waits for, or its seat is the AI's (it resigned)."""
 
     status = 403
     error = "not_your_claim"
 
 
-class ClaimTooEarly(ClaimRefused):
+class ClaimTooEarly(Refusal):
     """409 `claim_too_early`: the awaited seat was seen less than `claim_after_seconds` ago.
 
     `retry_after` (whole seconds, rounded up, at least 1) is how long until it may be claimed: `Retry-After`.
