@@ -179,6 +179,18 @@ def test_a_claim_comes_only_after_the_time_and_wins_a_two_seat_game(api, clock):
     refused_claim(api, game_id, tokens[1], 409, "game_finished")
 
 
+def test_a_claim_at_the_from_the_view_shows_succeeds(api, clock):
+    # a real clock is never on a whole millisecond: the seat is seen 0.4 ms past one
+    clock.now = 1_800_000_000.0004
+    game_id, tokens = humans(api, deck=K1)
+    claimable = api.view(game_id, tokens[0]).json["claim"]["seats"]
+    assert [entry["seat"] for entry in claimable] == [0]
+    clock.now = moment(claimable[0]["from"])
+    assert clock.now >= 1_800_000_000.0004 + AFTER  # never before the moment the judge counts
+    claimed = claim(api, game_id, tokens[1])
+    assert claimed.status_code == 200, claimed.json
+
+
 def test_a_request_of_the_absent_seat_puts_the_claim_off(api, clock):
     game_id, tokens = humans(api, deck=K1)
     start = clock.now
