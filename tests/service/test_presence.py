@@ -141,6 +141,20 @@ def test_the_etag_is_the_version_alone_presence_moves_without_one(api, clock):
     assert first.json["seats"][0]["last_seen"] is None
 
 
+def test_the_next_player_of_a_freed_seat_is_seen_at_once(api, clock):
+    # a waiting Talmut game: Bob takes seat 1, is seen, leaves; Cy takes the seat 5 s later and reads the game
+    created = api.create([{"kind": "human"}] * 3, game="talmut", options={"claim_after_seconds": AFTER}).json
+    game_id = created["game_id"]
+    bob = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"}).json["player_token"]
+    api.view(game_id, bob)
+    assert api.request("POST", f"/v1/games/{game_id}/leave", bob).json["outcome"] == "seat_freed"
+    assert api.view(game_id).json["seats"][1]["last_seen"] is None
+    clock.now += 5
+    cy = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Cy", "seat": 1}).json["player_token"]
+    api.view(game_id, cy)
+    assert api.view(game_id).json["seats"][1]["last_seen"] == utc_iso(clock.now)
+
+
 def test_a_stream_marks_its_seat_present(api, clock):
     game_id, tokens = humans(api, deck=K1)
     response = api.request("GET", f"/v1/games/{game_id}/stream", tokens[1])
