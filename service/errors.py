@@ -20,6 +20,7 @@ from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
 from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict
 from service.turns import GameNotStarted, InvalidSetup, UnknownGame
+from service.webhooks import WebhookNotAllowed, WebhookNotFound
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ REFUSALS: dict[type[Exception], tuple[int, str]] = {
     SeatTaken: (409, "seat_taken"),
     GameFull: (409, "game_full"),
     InviteRequired: (403, "invite_required"),
+    WebhookNotAllowed: (422, "webhook_not_allowed"),
+    WebhookNotFound: (404, "webhook_not_found"),
 }
 """The service's refusals of a request (status, `error`); their message is the exception's."""
 

@@ -180,6 +180,10 @@ class SeatRecord:
 
     `invite_hash` is the hash of the invitation code that seated the player of a private game: it is given back
     to the game's unused codes if that player leaves before the game starts.
+
+    `webhook` is the seat's your-turn webhook, `{"url", "secret", "holder"}` (service/webhooks.py): `holder` is the
+    `token_hash` that registered it, and it is live only while that token holds the seat. The secret is stored as
+    given (it signs every delivery) and never shown in a view.
     """
 
     kind: str
@@ -187,6 +191,7 @@ class SeatRecord:
     level: str | None = None
     token_hash: str | None = None
     invite_hash: str | None = None
+    webhook: dict[str, str] | None = None
 
     @property
     def is_open(self) -> bool:
@@ -730,6 +735,10 @@ class GameStore:
     def revive_key(self, game_id: str, version: int, seat: int) -> str:
         """Counter of how often an AI turn was enqueued again (service/turns.py `revive_ai_turns`)."""
         return self._key(game_id, f"revived:{version}:{seat}")
+
+    def webhook_key(self, game_id: str, seat: int) -> str:
+        """The key of `seat`'s latest webhook delivery in game `game_id` (service/webhooks.py `record_delivery`)."""
+        return self._key(game_id, f"webhook:{seat}")
 
     def timeout_revive_key(self, game_id: str, version: int, seat: int) -> str:
         """Counter of how often a clock's timeout was scheduled again (worker/timeouts.py `revive_timeouts`)."""

@@ -32,7 +32,7 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.cards import parse_deck
 from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
-from service import clocks, pauses
+from service import clocks, pauses, webhooks
 from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
@@ -147,6 +147,7 @@ def create_game(
     store.create(record, [stored_event(record.version, event)])
     wake_ai(store, queues, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
     clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
+    webhooks.notify(store, queues, None, record, None)
     return record
 
 
@@ -207,6 +208,7 @@ def play(
     store.save(new_record, record.version, stored, deadline=deadline, previous_status=record.status, claim=claim)
     count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queues, new_record)
+    webhooks.notify(store, queues, record, new_record, None if by_clock else seat)
     return new_record
 
 
@@ -308,6 +310,7 @@ def record_change(store: GameStore, queues: Queues, record: GameRecord, new_reco
     new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
     wake_ai(store, queues, new_record)
+    webhooks.notify(store, queues, record, new_record, None)
 
 
 def ai_seats_to_act(record: GameRecord) -> list[int]:

@@ -53,6 +53,7 @@ from service.store import GameRecord, Status, hash_token
 from service.streams import reading_extras, view_events, wait_for_version
 from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, view_body, with_presence
+from service.webhooks import attach, registration
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
 
@@ -112,7 +113,7 @@ class Games(MethodView):
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
     @blp.alt_response(404, schema="Error", description="unknown_game")
-    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck")
+    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck, webhook_not_allowed")
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
         """Create a game.
@@ -120,9 +121,16 @@ class Games(MethodView):
         The creator takes the first human seat and gets its `player_token`. The game starts once every human
         seat is taken; a game of AI seats only starts at once and plays itself. A `private` game is never listed
         in the lobby: its creator gets one `invites` code per other open seat, to share (`POST /seats` with it).
-        `options.clock` (every game) adds a turn limit and/or a time bank per seat.
+        `options.clock` (every game) adds a turn limit and/or a time bank per seat. A `webhook` is the creator's
+        seat's: signed events when it must act and when the game ends.
         """
+        webhook = registration(body.get("webhook"), current_app.config["WEBHOOK_ALLOWED_HOSTS"])
         seats, creator, token = new_seats(body["seats"])
+        if webhook is not None:
+            if creator is None:
+                abort(422, message="a game of AI seats only has no seat of yours for a webhook",
+                      errors={"json": {"webhook": ["needs a human seat"]}}, error="invalid_request")
+            attach(seats[creator], webhook)
         private = body["visibility"] == "private"
         codes = invitations(seats) if private else []
         record = create_game(
@@ -175,17 +183,21 @@ class Seats(MethodView):
     @blp.alt_response(403, schema="Error", description="invite_required")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
+    @blp.alt_response(422, schema="Error", description="invalid_request, webhook_not_allowed")
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
         """Take an open human seat.
 
         The lowest open seat unless `seat` is given. The game starts when every human seat is taken. A private
         game's seat needs one of its `invite` codes, and each code seats one player once (403 `invite_required`).
+        A `webhook` is your seat's: signed events when it must act and when the game ends.
         """
+        webhook = registration(body.get("webhook"), current_app.config["WEBHOOK_ALLOWED_HOSTS"])
+
         def attempt() -> tuple[GameRecord, int, str]:
             record = services().records.load(game_id)
             return take_seat(services().store, services().queues, record, body["name"], body.get("seat"),
-                             body.get("invite"))
+                             body.get("invite"), webhook)
 
         record, seat, token = retried(attempt)
         return {**view_of(record, seat), "player_token": token}

@@ -14,6 +14,7 @@ from service.clocks import OPTION as CLOCK
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
 from service.schemas.states import state_field
+from service.schemas.webhooks import webhook_field
 from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
@@ -98,6 +99,7 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "private: never listed in the lobby; its seats are taken with the invite codes "
                   "returned to the creator", "example": "public"},
     )
+    webhook = webhook_field()
 
     @ma.post_load
     def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -127,6 +129,7 @@ class JoinSchema(ma.Schema):
         metadata={"description": "a private game's invitation code (each seats one player once)",
                   "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
     )
+    webhook = webhook_field()
 
 
 class RematchSchema(ma.Schema):
