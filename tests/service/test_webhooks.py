@@ -176,6 +176,20 @@ def test_your_turn_goes_to_the_seat_that_must_act_after_another_seats_move(hooke
     assert [delivery.event["version"] for delivery in receiver.at(f"/svc-duel-{mover}")] == [started]
 
 
+def test_your_turn_carries_the_seats_clock_deadline(hooked: Api, receiver: Receiver) -> None:
+    url = receiver.expect("/svc-clock", SECRET)
+    created = hooked.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+                            options={"clock": {"turn_seconds": 600, "on_timeout": "autoplay"}},
+                            webhook={"url": url, "secret": SECRET})
+    game_id = created.json["game_id"]
+    joined = hooked.request("POST", f"/v1/games/{game_id}/seats",
+                            json={"name": "Bob", "webhook": {"url": url, "secret": SECRET}}).json
+    hooked.run_ai()
+    [event] = [delivery.event for delivery in receiver.at("/svc-clock")]
+    assert event["seat"] == joined["to_act"][0]
+    assert event["deadline"] == joined["clock"]["deadline"] and event["deadline"].endswith("Z")
+
+
 def test_a_receiver_with_the_wrong_secret_rejects_and_is_not_retried(hooked: Api, receiver: Receiver) -> None:
     url = receiver.expect("/svc-wrong", "the-receivers-own-secret")
     created = hooked.create(HUMAN_VS_AI, seed=3, webhook={"url": url, "secret": SECRET})
