@@ -32,7 +32,7 @@ import urllib.parse
 from collections.abc import Collection
 from typing import Any
 
-from rq import Retry
+from rq import Queue, Retry
 
 from engine import GAMES
 from service import clocks
@@ -178,16 +178,26 @@ def notify(store: GameStore, queues: Queues, previous: GameRecord | None, record
     events = due(previous, record, mover)
     if not events:
         return
-    queue, now = queues.for_game(record.game_id), time.time()
+    queue = queues.for_game(record.game_id)
     for event in events:
         try:
-            enqueue_once(queue, now, now, DELIVER_JOB, delivery_job_id(event), args=(store.prefix, event),
-                         retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
-                         job_timeout=JOB_TIMEOUT_SECONDS, result_ttl=0, failure_ttl=FAILURE_TTL_SECONDS)
+            enqueue_delivery(queue, store.prefix, event)
         except STORE_ERRORS:
             log.warning("game %s version %s: webhook %s of seat %s not enqueued", record.game_id, record.version,
                         event["event"], event["seat"], exc_info=True)
             count_webhook_delivery(store.client, store.prefix, event["event"], "not_enqueued")
+
+
+def enqueue_delivery(queue: Queue, key_prefix: str, event: dict[str, Any]) -> None:
+    """Enqueue the delivery of `event` (`due`) of a game under `key_prefix` on `queue`, at once, with its retries.
+
+    The job keeps no result (`result_ttl=0`); it carries the event, never the URL or the secret, which the worker
+    reads from the game (worker/webhooks.py `deliver`).
+    """
+    now = time.time()
+    enqueue_once(queue, now, now, DELIVER_JOB, delivery_job_id(event), args=(key_prefix, event),
+                 retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+                 job_timeout=JOB_TIMEOUT_SECONDS, result_ttl=0, failure_ttl=FAILURE_TTL_SECONDS)
 
 
 def body_bytes(event: dict[str, Any]) -> bytes:
