@@ -2,7 +2,7 @@
 
 Each function, `create_game` included, loads nothing itself beyond what it is given, applies the pure engine
 function, then makes one write (`GameStore.create`, or the compare-and-set `GameStore.save`), and enqueues the next
-AI turn. A rejection raises before any write.
+AI turn and the webhook deliveries due (service/webhooks.py `notify`). A rejection raises before any write.
 
 Two of a game's optional capabilities (`engine.protocol.Capabilities`) let the rules, not the service, decide:
 `seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
