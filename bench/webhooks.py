@@ -44,17 +44,31 @@ def measure(redis_url: str, deliveries: int) -> tuple[int, float, float, int]:
     receiver = start_receiver()
     allowed = f"127.0.0.1:{receiver.port}"
     connection = redis.Redis.from_url(redis_url)
-    app = create_app({"REDIS_URL": redis_url, "KEY_PREFIX": prefix, "RQ_QUEUE": prefix,
-                      "WEBHOOK_ALLOWED_HOSTS": webhook_allowed_hosts(allowed)})
-    worker = subprocess.Popen([sys.executable, "-m", "worker"], cwd=REPO, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL,
-                              env=dict(os.environ, REDIS_URL=redis_url, KEY_PREFIX=prefix, RQ_QUEUE=prefix,
-                                       WEBHOOK_ALLOWED_HOSTS=allowed))
+    app = create_app(
+        {
+            "REDIS_URL": redis_url,
+            "KEY_PREFIX": prefix,
+            "RQ_QUEUE": prefix,
+            "WEBHOOK_ALLOWED_HOSTS": webhook_allowed_hosts(allowed),
+        }
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "worker"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ, REDIS_URL=redis_url, KEY_PREFIX=prefix, RQ_QUEUE=prefix, WEBHOOK_ALLOWED_HOSTS=allowed),
+    )
     try:
         url = receiver.expect("/bench", SECRET)
-        created = app.test_client().post("/v1/games", json={
-            "game": "durak", "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
-            "webhook": {"url": url, "secret": SECRET}})
+        created = app.test_client().post(
+            "/v1/games",
+            json={
+                "game": "durak",
+                "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+                "webhook": {"url": url, "secret": SECRET},
+            },
+        )
         assert created.status_code == 201, created.json
         game_id = created.json["game_id"]
         queue = Queue(prefix, connection=connection)
@@ -68,8 +82,19 @@ def measure(redis_url: str, deliveries: int) -> tuple[int, float, float, int]:
         jobs = app.extensions["cardroom"].queues[0]
         started = time.monotonic()
         for version in range(deliveries):
-            enqueue_delivery(jobs, prefix, {"event": "your_turn", "game_id": game_id, "game": "durak",
-                                            "version": version, "seat": 0, "to_act": [0], "deadline": None})
+            enqueue_delivery(
+                jobs,
+                prefix,
+                {
+                    "event": "your_turn",
+                    "game_id": game_id,
+                    "game": "durak",
+                    "version": version,
+                    "seat": 0,
+                    "to_act": [0],
+                    "deadline": None,
+                },
+            )
         guard = StallGuard("webhook deliveries", 60)
         while len(got := receiver.at("/bench")) < deliveries:
             guard.check(len(got))

@@ -102,8 +102,9 @@ def registration(webhook: dict[str, str] | None, allowed: Collection[tuple[str, 
         return None
     if not host_allowed(webhook["url"], allowed):
         raise WebhookNotAllowed(
-            "this server calls no webhook at that host and port: its operator's WEBHOOK_ALLOWED_HOSTS "
-            "does not list it" if allowed else "this server calls no webhooks (WEBHOOK_ALLOWED_HOSTS is empty)"
+            "this server calls no webhook at that host and port: its operator's WEBHOOK_ALLOWED_HOSTS does not list it"
+            if allowed
+            else "this server calls no webhooks (WEBHOOK_ALLOWED_HOSTS is empty)"
         )
     return {"url": webhook["url"], "secret": webhook["secret"]}
 
@@ -146,18 +147,28 @@ def due(previous: GameRecord | None, record: GameRecord, mover: int | None) -> l
     for seat in hooked:
         if seat not in to_act or record.seats[seat].kind != "human" or not clocks.must_act(record, seat):
             continue
-        if (mover == seat and previous is not None and previous.status == Status.ACTIVE
-                and clocks.must_act(previous, seat)):
+        if (
+            mover == seat
+            and previous is not None
+            and previous.status == Status.ACTIVE
+            and clocks.must_act(previous, seat)
+        ):
             continue  # its own move, and it had to act before it: its answer showed it the new version
         due_at = deadlines.get(seat)
         events.append(_event("your_turn", record, seat, to_act, clocks.utc_iso(due_at) if due_at else None))
     return events
 
 
-def _event(kind: str, record: GameRecord, seat: int, to_act: list[int], deadline: str | None = None
-           ) -> dict[str, Any]:
-    event = {"event": kind, "game_id": record.game_id, "game": record.game, "version": record.version, "seat": seat,
-             "to_act": to_act, "deadline": deadline}
+def _event(kind: str, record: GameRecord, seat: int, to_act: list[int], deadline: str | None = None) -> dict[str, Any]:
+    event = {
+        "event": kind,
+        "game_id": record.game_id,
+        "game": record.game,
+        "version": record.version,
+        "seat": seat,
+        "to_act": to_act,
+        "deadline": deadline,
+    }
     if kind == "game_over":
         event["result"] = record.result
     return event
@@ -168,8 +179,9 @@ def delivery_job_id(event: dict[str, Any]) -> str:
     return f"hook-{event['game_id']}-{event['version']}-{event['seat']}-{event['event']}"
 
 
-def notify(store: GameStore, queues: Queues, previous: GameRecord | None, record: GameRecord,
-           mover: int | None) -> None:
+def notify(
+    store: GameStore, queues: Queues, previous: GameRecord | None, record: GameRecord, mover: int | None
+) -> None:
     """Enqueue the deliveries `due` after the stored write of `record`, on the game's queue; never raises for Redis.
 
     A queue Redis that fails now must not turn the committed move into an error: the events are lost, logged and
@@ -183,8 +195,14 @@ def notify(store: GameStore, queues: Queues, previous: GameRecord | None, record
         try:
             enqueue_delivery(queue, store.prefix, event)
         except STORE_ERRORS:
-            log.warning("game %s version %s: webhook %s of seat %s not enqueued", record.game_id, record.version,
-                        event["event"], event["seat"], exc_info=True)
+            log.warning(
+                "game %s version %s: webhook %s of seat %s not enqueued",
+                record.game_id,
+                record.version,
+                event["event"],
+                event["seat"],
+                exc_info=True,
+            )
             count_webhook_delivery(store.client, store.prefix, event["event"], "not_enqueued")
 
 
@@ -195,9 +213,18 @@ def enqueue_delivery(queue: Queue, key_prefix: str, event: dict[str, Any]) -> No
     reads from the game (worker/webhooks.py `deliver`).
     """
     now = time.time()
-    enqueue_once(queue, now, now, DELIVER_JOB, delivery_job_id(event), args=(key_prefix, event),
-                 retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
-                 job_timeout=JOB_TIMEOUT_SECONDS, result_ttl=0, failure_ttl=FAILURE_TTL_SECONDS)
+    enqueue_once(
+        queue,
+        now,
+        now,
+        DELIVER_JOB,
+        delivery_job_id(event),
+        args=(key_prefix, event),
+        retry=Retry(max=len(RETRY_INTERVALS), interval=list(RETRY_INTERVALS)),
+        job_timeout=JOB_TIMEOUT_SECONDS,
+        result_ttl=0,
+        failure_ttl=FAILURE_TTL_SECONDS,
+    )
 
 
 def body_bytes(event: dict[str, Any]) -> bytes:
@@ -228,8 +255,9 @@ def verify(secret: str, header: str, body: bytes, now: float, tolerance_seconds:
     return any(hmac.compare_digest(expected, value.strip()) for name, _, value in parts if name.strip() == "v1")
 
 
-def record_delivery(store: GameStore, record: GameRecord, seat: int, hook: dict[str, str],
-                    delivery: dict[str, Any]) -> None:
+def record_delivery(
+    store: GameStore, record: GameRecord, seat: int, hook: dict[str, str], delivery: dict[str, Any]
+) -> None:
     """Keep `delivery` (`{"event", "version", "status", "http_status"?, "attempts", "at"}`) as `seat`'s latest.
 
     Next to the game's keys, for as long as the game's keys live (`GameStore.ttl_of`), with the `holder` of the

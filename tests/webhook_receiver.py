@@ -103,7 +103,8 @@ def start_receiver(host: str = "127.0.0.1") -> Receiver:
             with receiver.lock:
                 route = receiver.routes.get(self.path)
                 verified = route is not None and signed_correctly(
-                    route.secret, self.headers.get("Cardroom-Signature", ""), body, time.time())
+                    route.secret, self.headers.get("Cardroom-Signature", ""), body, time.time()
+                )
                 if route is None:
                     status = 404
                 elif not verified:
@@ -112,8 +113,9 @@ def start_receiver(host: str = "127.0.0.1") -> Receiver:
                     status = route.statuses[min(route.served, len(route.statuses) - 1)]
                     route.served += 1
                 if receiver.keep:
-                    receiver.deliveries.append(Delivery(self.path, dict(self.headers), body, verified, status,
-                                                        time.time()))
+                    receiver.deliveries.append(
+                        Delivery(self.path, dict(self.headers), body, verified, status, time.time())
+                    )
             self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()

@@ -75,15 +75,28 @@ def deliver(key_prefix: str, event: dict[str, Any]) -> str:
         status, error = attempt(hook["url"], hook["secret"], body_bytes(event))
         retry = status is None or status >= 500 or status == 429
         last = not job.retries_left
-        outcome = "delivered" if status is not None and 200 <= status < 300 else \
-            "retried" if retry and not last else "failed"
+        outcome = (
+            "delivered" if status is not None and 200 <= status < 300 else "retried" if retry and not last else "failed"
+        )
         state = {"delivered": "delivered", "retried": "retrying", "failed": "failed"}[outcome]
-        record_delivery(store, record, seat, hook, {**delivery, "status": state, "at": utc_iso(time.time()),
-                                                    **({"http_status": status} if status is not None else {})})
+        record_delivery(
+            store,
+            record,
+            seat,
+            hook,
+            {
+                **delivery,
+                "status": state,
+                "at": utc_iso(time.time()),
+                **({"http_status": status} if status is not None else {}),
+            },
+        )
         _counted(store, kind, outcome)
         if outcome == "retried":
-            raise DeliveryFailed(f"webhook {kind} of game {event['game_id']} seat {seat} version {event['version']}, "
-                                 f"attempt {attempts}: {error or f'HTTP {status}'}; retried")
+            raise DeliveryFailed(
+                f"webhook {kind} of game {event['game_id']} seat {seat} version {event['version']}, "
+                f"attempt {attempts}: {error or f'HTTP {status}'}; retried"
+            )
         return outcome
     finally:  # the counts reach Redis with the job, as an AI turn's (worker/jobs.py)
         PENDING.flush(store.client)
@@ -94,8 +107,9 @@ def _counted(store: Any, event: str, outcome: str) -> str:
     return outcome
 
 
-def attempt(url: str, secret: str, body: bytes, timeout: float = REQUEST_TIMEOUT_SECONDS,
-            now: float | None = None) -> tuple[int | None, str | None]:
+def attempt(
+    url: str, secret: str, body: bytes, timeout: float = REQUEST_TIMEOUT_SECONDS, now: float | None = None
+) -> tuple[int | None, str | None]:
     """One signed POST of `body` to `url`: `(HTTP status, None)`, or `(None, why)` when no answer came.
 
     No redirect is followed (a 3xx is the answer), no proxy used; `timeout` bounds the connection and each read.

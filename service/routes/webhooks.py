@@ -22,11 +22,21 @@ class SeatWebhook(MethodView):
     """One seat's webhook."""
 
     @blp.doc(operationId="getSeatWebhook", security=[{"bearer": []}])
-    @blp.response(200, WebhookStatusSchema, example={
-        "url": "https://bots.example.com/cardroom",
-        "last_delivery": {"event": "your_turn", "version": 7, "status": "delivered", "http_status": 200,
-                          "attempts": 1, "at": "2026-12-07T10:00:00.000Z"},
-    })
+    @blp.response(
+        200,
+        WebhookStatusSchema,
+        example={
+            "url": "https://bots.example.com/cardroom",
+            "last_delivery": {
+                "event": "your_turn",
+                "version": 7,
+                "status": "delivered",
+                "http_status": 200,
+                "attempts": 1,
+                "at": "2026-12-07T10:00:00.000Z",
+            },
+        },
+    )
     @blp.alt_response(401, schema="Error", description="unauthorized")
     @blp.alt_response(404, schema="Error", description="game_not_found, webhook_not_found")
     def get(self, game_id: str, seat: int):  # type: ignore[no-untyped-def]

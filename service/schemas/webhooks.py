@@ -34,22 +34,33 @@ class WebhookSchema(ma.Schema):
     """A seat's your-turn webhook: where to POST its events, and the secret that signs them."""
 
     url = fields.String(
-        required=True, validate=[validate.Length(min=1, max=URL_MAX_LENGTH), webhook_url],
-        metadata={"description": "http or https; its host and port must be in the server's WEBHOOK_ALLOWED_HOSTS "
-                  "(else 422 webhook_not_allowed)", "example": WEBHOOK_EXAMPLE["url"]},
+        required=True,
+        validate=[validate.Length(min=1, max=URL_MAX_LENGTH), webhook_url],
+        metadata={
+            "description": "http or https; its host and port must be in the server's WEBHOOK_ALLOWED_HOSTS "
+            "(else 422 webhook_not_allowed)",
+            "example": WEBHOOK_EXAMPLE["url"],
+        },
     )
     secret = fields.String(
-        required=True, validate=validate.Length(min=SECRET_LENGTHS[0], max=SECRET_LENGTHS[1]),
-        metadata={"description": "signs each delivery (Cardroom-Signature); kept by the server, never shown again",
-                  "example": WEBHOOK_EXAMPLE["secret"]},
+        required=True,
+        validate=validate.Length(min=SECRET_LENGTHS[0], max=SECRET_LENGTHS[1]),
+        metadata={
+            "description": "signs each delivery (Cardroom-Signature); kept by the server, never shown again",
+            "example": WEBHOOK_EXAMPLE["secret"],
+        },
     )
 
 
 def webhook_field() -> fields.Nested:
     """The optional `webhook` of a create or join request: the caller's seat's."""
-    return fields.Nested(WebhookSchema, metadata={
-        "description": "your seat's webhook: the server POSTs a signed event when your seat must act and when the "
-        "game ends (docs/api-additions.md)"})
+    return fields.Nested(
+        WebhookSchema,
+        metadata={
+            "description": "your seat's webhook: the server POSTs a signed event when your seat must act and when the "
+            "game ends (docs/api-additions.md)"
+        },
+    )
 
 
 class DeliverySchema(ma.Schema):
@@ -58,7 +69,8 @@ class DeliverySchema(ma.Schema):
     event = fields.String(required=True, validate=validate.OneOf(EVENTS))
     version = fields.Integer(required=True, metadata={"description": "the game's version the event is about"})
     status = fields.String(
-        required=True, validate=validate.OneOf(["delivered", "retrying", "failed"]),
+        required=True,
+        validate=validate.OneOf(["delivered", "retrying", "failed"]),
         metadata={"description": "delivered: a 2xx; retrying: failed, tried again later; failed: given up"},
     )
     http_status = fields.Integer(metadata={"description": "the receiver's answer; absent when none came"})
@@ -70,5 +82,6 @@ class WebhookStatusSchema(ma.Schema):
     """A seat's webhook as its holder sees it: never its secret."""
 
     url = fields.String(required=True, metadata={"example": WEBHOOK_EXAMPLE["url"]})
-    last_delivery = fields.Nested(DeliverySchema, required=True, allow_none=True,
-                                  metadata={"description": "null before the first attempt"})
+    last_delivery = fields.Nested(
+        DeliverySchema, required=True, allow_none=True, metadata={"description": "null before the first attempt"}
+    )

@@ -53,15 +53,20 @@ def create(session: requests.Session, stack: Stack, **body: Any) -> dict[str, An
 
 
 def last_delivery(session: requests.Session, stack: Stack, game: dict[str, Any]) -> dict[str, Any] | None:
-    answer = call(session, "GET", f"{stack.base_url}/v1/games/{game['game_id']}/seats/{game['you']}/webhook",
-                  headers={"Authorization": f"Bearer {game['player_token']}"})
+    answer = call(
+        session,
+        "GET",
+        f"{stack.base_url}/v1/games/{game['game_id']}/seats/{game['you']}/webhook",
+        headers={"Authorization": f"Bearer {game['player_token']}"},
+    )
     assert answer.status_code == 200, answer.text
     assert SECRET not in answer.text
     return answer.json()["last_delivery"]
 
 
-def test_a_bot_that_moves_only_when_its_webhook_calls(hooked_stack: Stack, receiver: Receiver,
-                                                       session: requests.Session) -> None:
+def test_a_bot_that_moves_only_when_its_webhook_calls(
+    hooked_stack: Stack, receiver: Receiver, session: requests.Session
+) -> None:
     url = receiver.expect("/e2e-game", SECRET)
     game = create(session, hooked_stack, seed=11, webhook={"url": url, "secret": SECRET})
     auth = {"Authorization": f"Bearer {game['player_token']}"}
@@ -84,14 +89,20 @@ def test_a_bot_that_moves_only_when_its_webhook_calls(hooked_stack: Stack, recei
     assert final["status"] == "finished" and event["result"] == final["result"] and event["version"] == final["version"]
     last = last_delivery(session, hooked_stack, game)
     assert last is not None and last.pop("at").endswith("Z")
-    assert last == {"event": "game_over", "version": final["version"], "status": "delivered", "http_status": 200,
-                    "attempts": 1}
+    assert last == {
+        "event": "game_over",
+        "version": final["version"],
+        "status": "delivered",
+        "http_status": 200,
+        "attempts": 1,
+    }
     metrics = call(session, "GET", f"{hooked_stack.base_url}/metrics").text
     assert 'cardroom_webhook_deliveries_total{event="game_over",outcome="delivered"}' in metrics
 
 
 def test_a_receiver_answering_500_gets_the_event_again_until_it_takes_it(
-        hooked_stack: Stack, receiver: Receiver, session: requests.Session) -> None:
+    hooked_stack: Stack, receiver: Receiver, session: requests.Session
+) -> None:
     url = receiver.expect("/e2e-flaky", SECRET, [500, 500, 200])
     game = create(session, hooked_stack, seed=11, webhook={"url": url, "secret": SECRET})
     got = receiver.wait_for("/e2e-flaky", 3, timeout=RETRY_GUARD_SECONDS)
@@ -104,8 +115,9 @@ def test_a_receiver_answering_500_gets_the_event_again_until_it_takes_it(
     assert (delivered["status"], delivered["http_status"], delivered["attempts"]) == ("delivered", 200, 3)
 
 
-def test_a_receiver_with_the_wrong_secret_rejects_once(hooked_stack: Stack, receiver: Receiver,
-                                                       session: requests.Session) -> None:
+def test_a_receiver_with_the_wrong_secret_rejects_once(
+    hooked_stack: Stack, receiver: Receiver, session: requests.Session
+) -> None:
     url = receiver.expect("/e2e-wrong", "the-receivers-other-secret")
     game = create(session, hooked_stack, seed=11, webhook={"url": url, "secret": SECRET})
     got = receiver.wait_for("/e2e-wrong", 1)
@@ -118,10 +130,15 @@ def test_a_receiver_with_the_wrong_secret_rejects_once(hooked_stack: Stack, rece
     assert len(receiver.at("/e2e-wrong")) == 1  # a 4xx is not retried
 
 
-def test_a_loopback_address_outside_the_allow_list_is_refused(hooked_stack: Stack, receiver: Receiver,
-                                                             session: requests.Session) -> None:
+def test_a_loopback_address_outside_the_allow_list_is_refused(
+    hooked_stack: Stack, receiver: Receiver, session: requests.Session
+) -> None:
     outside = receiver.url("/e2e-outside", host="127.0.0.2")
-    refused = call(session, "POST", f"{hooked_stack.base_url}/v1/games",
-                   json={"game": "durak", "seats": HUMAN_VS_AI, "webhook": {"url": outside, "secret": SECRET}})
+    refused = call(
+        session,
+        "POST",
+        f"{hooked_stack.base_url}/v1/games",
+        json={"game": "durak", "seats": HUMAN_VS_AI, "webhook": {"url": outside, "secret": SECRET}},
+    )
     assert (refused.status_code, refused.json()["error"]) == (422, "webhook_not_allowed")
     assert receiver.at("/e2e-outside") == []

@@ -55,19 +55,22 @@ def test_verify_accepts_only_the_right_secret_body_and_time() -> None:
     assert verify(SECRET, header + ",v1=00ff", body, now=1700000000)  # one v1 of several matches
 
 
-@pytest.mark.parametrize(("url", "allowed"), [
-    ("http://127.0.0.1:9000/hook", True),
-    ("https://127.0.0.1:9000/hook", True),
-    ("http://hooks.example.com/x", True),  # no port listed: the scheme's default
-    ("https://hooks.example.com/x", True),
-    ("http://hooks.example.com:8080/x", False),
-    ("http://HOOKS.example.com/x", True),  # hosts are case-insensitive
-    ("http://127.0.0.2:9000/hook", False),  # loopback, but not listed
-    ("http://127.1:9000/hook", False),  # the same address spelled otherwise: no name is resolved
-    ("http://127.0.0.1:9001/hook", False),
-    ("http://[::1]:9000/hook", False),
-    ("ftp://127.0.0.1:9000/hook", False),
-])
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("http://127.0.0.1:9000/hook", True),
+        ("https://127.0.0.1:9000/hook", True),
+        ("http://hooks.example.com/x", True),  # no port listed: the scheme's default
+        ("https://hooks.example.com/x", True),
+        ("http://hooks.example.com:8080/x", False),
+        ("http://HOOKS.example.com/x", True),  # hosts are case-insensitive
+        ("http://127.0.0.2:9000/hook", False),  # loopback, but not listed
+        ("http://127.1:9000/hook", False),  # the same address spelled otherwise: no name is resolved
+        ("http://127.0.0.1:9001/hook", False),
+        ("http://[::1]:9000/hook", False),
+        ("ftp://127.0.0.1:9000/hook", False),
+    ],
+)
 def test_host_allowed_is_an_exact_match(url: str, allowed: bool) -> None:
     hosts = webhook_allowed_hosts("127.0.0.1:9000, hooks.example.com")
     assert host_allowed(url, hosts) is allowed
@@ -92,18 +95,21 @@ def test_a_host_outside_the_allow_list_is_refused_on_create_and_join(hooked: Api
     assert hooked.view(game["game_id"]).json["seats"][1]["open"] is True  # nobody was seated
 
 
-@pytest.mark.parametrize(("webhook", "field"), [
-    ({"url": "ftp://127.0.0.1/x", "secret": SECRET}, "url"),
-    ({"url": "127.0.0.1/x", "secret": SECRET}, "url"),
-    ({"url": "http://user:pw@127.0.0.1/x", "secret": SECRET}, "url"),
-    ({"url": "http://127.0.0.1/x#frag", "secret": SECRET}, "url"),
-    ({"url": "http://127.0.0.1:99999/x", "secret": SECRET}, "url"),
-    ({"url": "http://127.0.0.1/a b", "secret": SECRET}, "url"),
-    ({"url": "http://127.0.0.1/" + "x" * 2048, "secret": SECRET}, "url"),
-    ({"url": "http://127.0.0.1/x", "secret": "too-short"}, "secret"),
-    ({"url": "http://127.0.0.1/x", "secret": "s" * 257}, "secret"),
-    ({"url": "http://127.0.0.1/x"}, "secret"),
-])
+@pytest.mark.parametrize(
+    ("webhook", "field"),
+    [
+        ({"url": "ftp://127.0.0.1/x", "secret": SECRET}, "url"),
+        ({"url": "127.0.0.1/x", "secret": SECRET}, "url"),
+        ({"url": "http://user:pw@127.0.0.1/x", "secret": SECRET}, "url"),
+        ({"url": "http://127.0.0.1/x#frag", "secret": SECRET}, "url"),
+        ({"url": "http://127.0.0.1:99999/x", "secret": SECRET}, "url"),
+        ({"url": "http://127.0.0.1/a b", "secret": SECRET}, "url"),
+        ({"url": "http://127.0.0.1/" + "x" * 2048, "secret": SECRET}, "url"),
+        ({"url": "http://127.0.0.1/x", "secret": "too-short"}, "secret"),
+        ({"url": "http://127.0.0.1/x", "secret": "s" * 257}, "secret"),
+        ({"url": "http://127.0.0.1/x"}, "secret"),
+    ],
+)
 def test_a_malformed_webhook_is_invalid_request(hooked: Api, webhook: dict[str, str], field: str) -> None:
     created = hooked.create(HUMAN_VS_AI, webhook=webhook)
     assert (created.status_code, created.json["error"]) == (422, "invalid_request")
@@ -111,8 +117,9 @@ def test_a_malformed_webhook_is_invalid_request(hooked: Api, webhook: dict[str, 
 
 
 def test_an_all_ai_game_takes_no_webhook(hooked: Api, receiver: Receiver) -> None:
-    created = hooked.create([{"kind": "ai", "level": "random"}] * 2,
-                            webhook={"url": receiver.url("/ai"), "secret": SECRET})
+    created = hooked.create(
+        [{"kind": "ai", "level": "random"}] * 2, webhook={"url": receiver.url("/ai"), "secret": SECRET}
+    )
     assert (created.status_code, created.json["error"]) == (422, "invalid_request")
 
 
@@ -123,7 +130,9 @@ def test_a_game_against_the_ai_sends_signed_your_turn_and_game_over(hooked: Api,
     game_id, token = created.json["game_id"], created.json["player_token"]
     assert SECRET not in json.dumps(created.json)
     assert hooked.request("GET", f"/v1/games/{game_id}/seats/0/webhook", token).json == {
-        "url": url, "last_delivery": None}
+        "url": url,
+        "last_delivery": None,
+    }
     for _ in range(500):  # the human plays its first legal action until the game ends
         hooked.run_ai()
         view = hooked.view(game_id, token).json
@@ -151,13 +160,15 @@ def test_a_game_against_the_ai_sends_signed_your_turn_and_game_over(hooked: Api,
 
 def test_your_turn_goes_to_the_seat_that_must_act_after_another_seats_move(hooked: Api, receiver: Receiver) -> None:
     urls = [receiver.expect(f"/svc-duel-{seat}", SECRET) for seat in range(2)]
-    created = hooked.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], seed=5,
-                            webhook={"url": urls[0], "secret": SECRET})
+    created = hooked.create(
+        [{"kind": "human", "name": "Ann"}, {"kind": "human"}], seed=5, webhook={"url": urls[0], "secret": SECRET}
+    )
     game_id, tokens = created.json["game_id"], [created.json["player_token"]]
     hooked.run_ai()
     assert receiver.at("/svc-duel-0") == []  # waiting for a player: nobody must act
-    joined = hooked.request("POST", f"/v1/games/{game_id}/seats",
-                            json={"name": "Bob", "webhook": {"url": urls[1], "secret": SECRET}})
+    joined = hooked.request(
+        "POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "webhook": {"url": urls[1], "secret": SECRET}}
+    )
     tokens.append(joined.json["player_token"])
     hooked.run_ai()
     started = joined.json["version"]
@@ -165,7 +176,8 @@ def test_your_turn_goes_to_the_seat_that_must_act_after_another_seats_move(hooke
     for seat in (0, 1):
         events = [delivery.event for delivery in receiver.at(f"/svc-duel-{seat}")]
         assert [(event["event"], event["version"]) for event in events] == (
-            [("your_turn", started)] if seat in first else [])
+            [("your_turn", started)] if seat in first else []
+        )
     mover = first[0]
     after = hooked.act(game_id, tokens[mover], hooked.legal(game_id, tokens[mover])[0]).json
     hooked.run_ai()
@@ -178,12 +190,15 @@ def test_your_turn_goes_to_the_seat_that_must_act_after_another_seats_move(hooke
 
 def test_your_turn_carries_the_seats_clock_deadline(hooked: Api, receiver: Receiver) -> None:
     url = receiver.expect("/svc-clock", SECRET)
-    created = hooked.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}],
-                            options={"clock": {"turn_seconds": 600, "on_timeout": "autoplay"}},
-                            webhook={"url": url, "secret": SECRET})
+    created = hooked.create(
+        [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+        options={"clock": {"turn_seconds": 600, "on_timeout": "autoplay"}},
+        webhook={"url": url, "secret": SECRET},
+    )
     game_id = created.json["game_id"]
-    joined = hooked.request("POST", f"/v1/games/{game_id}/seats",
-                            json={"name": "Bob", "webhook": {"url": url, "secret": SECRET}}).json
+    joined = hooked.request(
+        "POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "webhook": {"url": url, "secret": SECRET}}
+    ).json
     hooked.run_ai()
     [event] = [delivery.event for delivery in receiver.at("/svc-clock")]
     assert event["seat"] == joined["to_act"][0]
@@ -230,11 +245,15 @@ def test_no_answer_is_retried_and_the_last_attempt_fails(hooked: Api, receiver: 
 
 def test_the_webhook_status_is_the_holders_only(hooked: Api, receiver: Receiver) -> None:
     url = receiver.expect("/svc-holder", SECRET)
-    created = hooked.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}, {"kind": "human"}],
-                            game="talmut", webhook={"url": url, "secret": SECRET})
+    created = hooked.create(
+        [{"kind": "human", "name": "Ann"}, {"kind": "human"}, {"kind": "human"}],
+        game="talmut",
+        webhook={"url": url, "secret": SECRET},
+    )
     game_id, token = created.json["game_id"], created.json["player_token"]
-    joined = hooked.request("POST", f"/v1/games/{game_id}/seats",
-                            json={"name": "Bob", "webhook": {"url": url, "secret": SECRET}})
+    joined = hooked.request(
+        "POST", f"/v1/games/{game_id}/seats", json={"name": "Bob", "webhook": {"url": url, "secret": SECRET}}
+    )
     bob = joined.json["player_token"]
     assert hooked.request("GET", f"/v1/games/{game_id}/seats/1/webhook", token).status_code == 401
     assert hooked.request("GET", f"/v1/games/{game_id}/seats/0/webhook").status_code == 401
@@ -247,8 +266,9 @@ def test_the_webhook_status_is_the_holders_only(hooked: Api, receiver: Receiver)
     assert SECRET not in json.dumps(carol)
 
 
-def test_a_failing_queue_redis_does_not_fail_the_move(hooked: Api, receiver: Receiver,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_queue_redis_does_not_fail_the_move(
+    hooked: Api, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url = receiver.expect("/svc-no-queue", SECRET)
     hook = {"url": url, "secret": SECRET}
     created = hooked.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], webhook=hook)
