@@ -27,8 +27,10 @@ from typing import Any
 import redis
 
 from engine.protocol import Event
+from service.lobby_index import index_key
+from service.records import Status
 from service.redis_clients import STORE_ERRORS
-from service.store import Status, index_key, unreplicated_key
+from service.store import unreplicated_key
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +198,7 @@ class RedisGameCollector:
         `cardroom_ai_queue_depth`, `cardroom_active_games`, `cardroom_unreplicated_writes`,
         `cardroom_webhook_deliveries`.
         """
+        # only a scrape reads prometheus-client: the worker, which imports this module to write, never loads it
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
         PENDING.flush(self.client)  # this process's latest counts too

@@ -37,9 +37,11 @@ from rq import Queue, Retry
 from engine import GAMES
 from service import clocks
 from service.game_metrics import count_webhook_delivery
+from service.records import GameRecord, SeatRecord, Status, game_key
 from service.redis_clients import STORE_ERRORS
+from service.refusals import Refusal
 from service.scheduling import Queues, enqueue_once
-from service.store import GameRecord, GameStore, SeatRecord, Status
+from service.store import GameStore
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +65,18 @@ USER_AGENT = "Cardroom-Webhook/1"
 EVENTS = ("your_turn", "game_over")
 
 
-class WebhookNotAllowed(Exception):
+class WebhookNotAllowed(Refusal):
     """A webhook URL whose host and port `WEBHOOK_ALLOWED_HOSTS` does not list (422 `webhook_not_allowed`)."""
 
+    status = 422
+    error = "webhook_not_allowed"
 
-class WebhookNotFound(Exception):
+
+class WebhookNotFound(Refusal):
     """The seat has no live webhook (404 `webhook_not_found`)."""
+
+    status = 404
+    error = "webhook_not_found"
 
 
 def host_allowed(url: str, allowed: Collection[tuple[str, int | None]]) -> bool:
@@ -255,6 +263,11 @@ def verify(secret: str, header: str, body: bytes, now: float, tolerance_seconds:
     return any(hmac.compare_digest(expected, value.strip()) for name, _, value in parts if name.strip() == "v1")
 
 
+def delivery_key(key_prefix: str, game_id: str, seat: int) -> str:
+    """`<prefix>:{<game_id>}:webhook:<seat>`: the seat's latest delivery, next to the game's keys (`game_key`)."""
+    return game_key(key_prefix, game_id, f"webhook:{seat}")
+
+
 def record_delivery(
     store: GameStore, record: GameRecord, seat: int, hook: dict[str, str], delivery: dict[str, Any]
 ) -> None:
@@ -265,7 +278,7 @@ def record_delivery(
     deliveries to one seat may overlap while one is retried.
     """
     kept = {**delivery, "holder": hook["holder"]}
-    store.client.set(store.webhook_key(record.game_id, seat), json.dumps(kept), ex=store.ttl_of(record))
+    store.client.set(delivery_key(store.prefix, record.game_id, seat), json.dumps(kept), ex=store.ttl_of(record))
 
 
 def webhook_status(store: GameStore, record: GameRecord, seat: int) -> dict[str, Any]:
@@ -277,7 +290,7 @@ def webhook_status(store: GameStore, record: GameRecord, seat: int) -> dict[str,
     hook = live_webhook(record.seats[seat])
     if hook is None:
         raise WebhookNotFound(f"seat {seat} has no webhook registered by its token")
-    stored = store.client.get(store.webhook_key(record.game_id, seat))
+    stored = store.client.get(delivery_key(store.prefix, record.game_id, seat))
     last = json.loads(stored) if stored is not None else None
     if last is not None and not hmac.compare_digest(last.pop("holder"), hook["holder"]):
         last = None  # a delivery to the webhook of the seat's previous holder

@@ -1,6 +1,7 @@
 """A seat's webhook: its URL and latest delivery, for the token that holds the seat (service/webhooks.py).
 
-HTTP only; registering a webhook is part of `POST /v1/games` and `POST /seats` (service/routes/games.py).
+HTTP only, on the games blueprint (service/routes/game_blueprint.py); registering a webhook is part of
+`POST /v1/games` and `POST /seats` (service/routes/games.py, service/routes/seats.py).
 """
 
 from __future__ import annotations
@@ -8,13 +9,10 @@ from __future__ import annotations
 from flask.views import MethodView
 
 from service.auth import player_seat, unauthorized
-from service.extensions import Blueprint, services
-from service.routes.games import varying_with_the_token
+from service.extensions import services
+from service.routes.game_blueprint import blp
 from service.schemas.webhooks import WebhookStatusSchema
 from service.webhooks import webhook_status
-
-blp = Blueprint("webhooks", __name__, url_prefix="/v1/games", description="Your-turn webhooks of seats")
-blp.after_request(varying_with_the_token)
 
 
 @blp.route("/<game_id>/seats/<int:seat>/webhook")

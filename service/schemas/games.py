@@ -11,11 +11,11 @@ from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from engine import GAMES
 from service.clocks import OPTION as CLOCK
+from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
 from service.schemas.states import state_field
 from service.schemas.webhooks import webhook_field
-from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")
