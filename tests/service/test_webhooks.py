@@ -15,6 +15,7 @@ import redis
 from service import webhooks
 from service.config import webhook_allowed_hosts
 from service.webhooks import host_allowed, signature, verify
+from tests.redis_server import free_port
 from tests.service.conftest import Api
 from tests.webhook_receiver import Receiver, start_receiver
 
@@ -285,3 +286,43 @@ def test_a_failing_queue_redis_does_not_fail_the_move(
     assert 'cardroom_webhook_deliveries_total{event="your_turn",outcome="not_enqueued"} 1.0' in metrics
     hooked.run_ai()
     assert receiver.at("/svc-no-queue") == []
+
+
+def test_a_redirect_is_not_followed_and_not_retried(hooked: Api, receiver: Receiver) -> None:
+    url = receiver.expect("/svc-redirect", SECRET, [302])
+    created = hooked.create(HUMAN_VS_AI, seed=3, webhook={"url": url, "secret": SECRET})
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    hooked.run_ai()
+    assert [delivery.answered for delivery in receiver.at("/svc-redirect")] == [302]
+    last = hooked.request("GET", f"/v1/games/{game_id}/seats/0/webhook", token).json["last_delivery"]
+    assert (last["status"], last["http_status"], last["attempts"]) == ("failed", 302, 1)
+
+
+def test_a_receiver_that_refuses_connections_is_retried_then_failed(
+    api: Api, redis_connection: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed = free_port()  # nothing listens there
+    allowed = f"127.0.0.1:{closed}"
+    api.app.config["WEBHOOK_ALLOWED_HOSTS"] = webhook_allowed_hosts(allowed)
+    monkeypatch.setenv("WEBHOOK_ALLOWED_HOSTS", allowed)
+    created = api.create(HUMAN_VS_AI, seed=3, webhook={"url": f"http://{allowed}/x", "secret": SECRET})
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    api.run_ai()
+    last = api.request("GET", f"/v1/games/{game_id}/seats/0/webhook", token).json["last_delivery"]
+    assert (last["status"], last["attempts"]) == ("failed", len(webhooks.RETRY_INTERVALS) + 1)
+    assert "http_status" not in last  # no answer came
+
+
+def test_a_host_removed_from_the_workers_allow_list_is_not_called(
+    hooked: Api, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = receiver.expect("/svc-removed", SECRET)
+    created = hooked.create(HUMAN_VS_AI, seed=3, webhook={"url": url, "secret": SECRET})
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    monkeypatch.setenv("WEBHOOK_ALLOWED_HOSTS", "")  # the operator took it out; the worker checks each delivery
+    hooked.run_ai()
+    assert receiver.at("/svc-removed") == []
+    last = hooked.request("GET", f"/v1/games/{game_id}/seats/0/webhook", token).json["last_delivery"]
+    assert (last["status"], last["attempts"]) == ("failed", 1)
+    metrics = hooked.request("GET", "/metrics").get_data(as_text=True)
+    assert 'cardroom_webhook_deliveries_total{event="your_turn",outcome="refused"} 1.0' in metrics
