@@ -64,8 +64,9 @@ class Receiver:
     def port(self) -> int:
         return self.server.server_address[1]
 
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+    def url(self, path: str, host: str | None = None) -> str:
+        """`path` on this receiver; `host` another name of its address (default the address it listens on)."""
+        return f"http://{host or self.server.server_address[0]}:{self.port}{path}"
 
     def expect(self, path: str, secret: str, statuses: list[int] | None = None) -> str:
         """Serve `path` verifying with `secret`, answering `statuses` in turn (default 200s); returns its URL."""

@@ -136,12 +136,25 @@ def test_a_receiver_with_the_wrong_secret_rejects_once(
 def test_a_loopback_address_outside_the_allow_list_is_refused(
     hooked_stack: Stack, receiver: Receiver, session: requests.Session
 ) -> None:
-    outside = receiver.url("/e2e-outside", host="127.0.0.2")
-    refused = call(
-        session,
-        "POST",
-        f"{hooked_stack.base_url}/v1/games",
-        json={"game": "durak", "seats": HUMAN_VS_AI, "webhook": {"url": outside, "secret": SECRET}},
-    )
-    assert (refused.status_code, refused.json()["error"]) == (422, "webhook_not_allowed")
-    assert receiver.at("/e2e-outside") == []
+    outside = start_receiver("127.0.0.2")  # loopback, listening, but not in WEBHOOK_ALLOWED_HOSTS
+    try:
+        url = outside.expect("/e2e-outside", SECRET)
+        assert requests.post(url, data=b"{}", timeout=5).status_code == 401  # reachable: it answers unsigned posts
+        refused = call(
+            session,
+            "POST",
+            f"{hooked_stack.base_url}/v1/games",
+            json={"game": "durak", "seats": HUMAN_VS_AI, "webhook": {"url": url, "secret": SECRET}},
+        )
+        assert (refused.status_code, refused.json()["error"]) == (422, "webhook_not_allowed")
+        game = create(session, hooked_stack, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+        joined = call(
+            session,
+            "POST",
+            f"{hooked_stack.base_url}/v1/games/{game['game_id']}/seats",
+            json={"name": "Bob", "webhook": {"url": url, "secret": SECRET}},
+        )
+        assert (joined.status_code, joined.json()["error"]) == (422, "webhook_not_allowed")
+        assert [delivery.verified for delivery in outside.at("/e2e-outside")] == [False]  # only the test's own post
+    finally:
+        outside.close()
