@@ -32,7 +32,7 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.cards import parse_deck
 from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
-from service import clocks, pauses, webhooks
+from service import clocks, pauses, presence, webhooks
 from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
@@ -112,7 +112,8 @@ def create_game(
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
     neither, a random seed. `options.clock` is the service's, validated and in its stored form already
-    (service/schemas/clock.py); the other options are the game's.
+    (service/schemas/clock.py), as is `options.claim_after_seconds` (service/presence.py); the other options are
+    the game's.
     A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
     open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
     `rematch_of` names the finished game whose rematch this is (service/rematch.py).
@@ -127,7 +128,9 @@ def create_game(
     if game_name not in GAMES:
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
-    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
+    service_options = (clocks.OPTION, presence.OPTION)  # every game's, validated with the request
+    parsed_options = game.parse_options({name: value for name, value in options.items()
+                                         if name not in service_options})
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):
