@@ -124,4 +124,7 @@ def mark_present(record: GameRecord, seat: int) -> None:
     _marked.move_to_end(key)
     while len(_marked) > MARKS_KEPT:
         _marked.popitem(last=False)
-    store.touch_seen(record, seat, now, PRESENCE_SECONDS)
+    if not store.touch_seen(record, seat, now, PRESENCE_SECONDS):
+        # another process wrote it within the interval: time the next ask from that write (as read with the record),
+        # not from this refused one, which would let `last_seen` lag the seat's requests by twice the interval
+        _marked[key] = record.last_seen.get(seat, -math.inf)

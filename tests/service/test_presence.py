@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine import GAMES
+from service.auth import PRESENCE_SECONDS
 from service.clocks import utc_iso
 from service.presence import MAX_SECONDS, MIN_SECONDS
 from tests.engine.talmut.notation import E1
@@ -139,6 +140,18 @@ def test_the_etag_is_the_version_alone_presence_moves_without_one(api, clock):
     assert fresh["version"] == first.json["version"]
     assert fresh["seats"][0]["last_seen"] == utc_iso(clock.now)
     assert first.json["seats"][0]["last_seen"] is None
+
+
+def test_a_mark_another_process_wrote_first_delays_this_process_s_next_by_no_more_than_the_interval(api, clock):
+    game_id, tokens = humans(api, deck=K1)
+    start = clock.now
+    # the seat's request served by another process (another gunicorn worker) writes its presence at `start`
+    api.services.store.touch_seen(api.services.store.load(game_id), 0, start, PRESENCE_SECONDS)
+    clock.now = start + PRESENCE_SECONDS - 0.1
+    api.view(game_id, tokens[0])  # here: Redis refuses this mark, the other one is too recent
+    clock.now = start + 2 * PRESENCE_SECONDS - 0.2
+    api.view(game_id, tokens[0])  # 19.8 s after the last mark written: this one must be
+    assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
 
 
 def test_the_next_player_of_a_freed_seat_is_seen_at_once(api, clock):
