@@ -75,6 +75,18 @@ def awaited_seats(record: GameRecord) -> list[int]:
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "human" and must_act(record, seat)]
 
 
+def claimable_from(moment: float) -> str:
+    """A claim's `from` for `moment` (Unix seconds): ISO 8601 UTC rounded up to the millisecond.
+
+    `utc_iso` cuts to the millisecond, which would show a `from` up to 1 ms before `check_claim` allows the claim:
+    a claim sent at the `from` shown must never be too early.
+    """
+    millis = math.ceil(moment * 1000)
+    if millis / 1000 < moment:  # moment * 1000 came out just below a whole millisecond
+        millis += 1
+    return utc_iso(millis / 1000)
+
+
 def claim_block(record: GameRecord) -> dict[str, Any] | None:
     """The view's `claim` before presence is added: `{"after_seconds": N, "seats": [{"seat", "from"}]}`; None off.
 
@@ -85,7 +97,7 @@ def claim_block(record: GameRecord) -> dict[str, Any] | None:
     after = claim_after(record)
     if after is None:
         return None
-    opened = utc_iso(record.created_at + after)
+    opened = claimable_from(record.created_at + after)
     return {"after_seconds": after, "seats": [{"seat": seat, "from": opened} for seat in awaited_seats(record)]}
 
 
@@ -96,7 +108,7 @@ def with_claims(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, 
         return view
     after = block["after_seconds"]
     seats = [
-        {**entry, "from": utc_iso(last_seen[entry["seat"]] + after)} if entry["seat"] in last_seen else entry
+        {**entry, "from": claimable_from(last_seen[entry["seat"]] + after)} if entry["seat"] in last_seen else entry
         for entry in block["seats"]
     ]
     return {**view, "claim": {**block, "seats": seats}}
