@@ -15,6 +15,7 @@ from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
+from service.export import NotExportable, ReplayMismatch, TextNotOffered
 from service.redis_clients import is_out_of_memory
 from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
@@ -39,6 +40,8 @@ REFUSALS: dict[type[Exception], tuple[int, str]] = {
     SeatTaken: (409, "seat_taken"),
     GameFull: (409, "game_full"),
     InviteRequired: (403, "invite_required"),
+    NotExportable: (409, "not_exportable"),
+    TextNotOffered: (406, "not_acceptable"),
 }
 """The service's refusals of a request (status, `error`); their message is the exception's."""
 
@@ -85,6 +88,10 @@ def register(app: Flask) -> None:
 
     for refusal in REFUSALS:
         app.register_error_handler(refusal, refused)
+
+    @app.errorhandler(ReplayMismatch)
+    def replay_mismatch(error: ReplayMismatch):  # type: ignore[no-untyped-def]
+        return envelope(422, "replay_mismatch", str(error), action_index=error.index), 422
 
     @app.errorhandler(VersionConflict)
     def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]

@@ -22,6 +22,7 @@ from service.extensions import Blueprint, services
 from service.idempotency import IdempotentRequest
 from service.redis_clients import STORE_ERRORS
 from service.rematch import join_rematch
+from service.routes.export import replay_response
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
@@ -112,7 +113,7 @@ class Games(MethodView):
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
     @blp.alt_response(404, schema="Error", description="unknown_game")
-    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck")
+    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck, replay_mismatch")
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
         """Create a game.
@@ -120,8 +121,12 @@ class Games(MethodView):
         The creator takes the first human seat and gets its `player_token`. The game starts once every human
         seat is taken; a game of AI seats only starts at once and plays itself. A `private` game is never listed
         in the lobby: its creator gets one `invites` code per other open seat, to share (`POST /seats` with it).
-        `options.clock` (every game) adds a turn limit and/or a time bank per seat.
+        `options.clock` (every game) adds a turn limit and/or a time bank per seat. `{"replay": <export>}` plays
+        a finished game's export again as a new finished game (201, the spectator view, `player_token` null; 422
+        `replay_mismatch` when an action does not apply or the result differs).
         """
+        if "replay" in body:
+            return replay_response(body)
         seats, creator, token = new_seats(body["seats"])
         private = body["visibility"] == "private"
         codes = invitations(seats) if private else []
