@@ -156,8 +156,9 @@ _DURAK_MOVES = {
 def durak_text(export: Mapping[str, Any]) -> str:
     """A Durak export as a move list people read: the seats, the trump and the deck, one line per bout, the result.
 
-    E.g. `1. P0 attacks 6H, P1 beats 6H with 7H, P0 attacks 7C, P1 takes; P0 draws 2`; the bout's `done` is its
-    end, and the drawing after it (who draws how many, durak.md §3.9) closes its line. Lines end with a newline.
+    E.g. `2. P1 attacks 9D, P0 takes, P1 is done: taken; P1 draws 1`: the bout's plays, its end (the attacker's
+    `done`, the cards beaten off or taken) and the drawing after it (who draws how many, durak.md §3.9). Each
+    seat's line shows the hand it was dealt. Lines end with a newline.
 
     Raises:
         TextNotOffered: `export` is not a Durak game's.
@@ -169,28 +170,28 @@ def durak_text(export: Mapping[str, Any]) -> str:
     deck = parse_deck(export["deck"], game.full_deck(options))
     _, applied = replay(game, 2, options, None if export["shuffled"] else deck, export["seed"], [],
                             moves_of(export["actions"]))
-    start = game.view(game.new_game(2, options, deck, seed=export["seed"]), None).state
+    start = game.new_game(2, options, deck, seed=export["seed"])
+    public = game.view(start, None).state
     lines = [f"Durak, Cardroom game {export['game_id']}"]
     for seat in export["seats"]:
         who = (seat["name"] or "(no name)") if seat["kind"] == "human" else f"AI {seat['level']}"
-        lines.append(f"P{seat['seat']}: {who}")
-    lines += [f"Trump: {start['trump_suit']} (the bottom card {start['trump_card']})",
+        hand = " ".join(game.view(start, seat["seat"]).state["hand"])
+        lines.append(f"P{seat['seat']}: {who}, dealt {hand}")
+    lines += [f"Trump: {public['trump_suit']} (the bottom card {public['trump_card']})",
               f"Deck, top first: {' '.join(export['deck'])}", ""]
-    bout, phrases = 1, []
+    bout, plays, drawn = 1, [], []
     for events in applied:
         for event in events:
             shown = {"type": event.type, **event.public}
             if event.type in _DURAK_MOVES:
-                phrases.append(_DURAK_MOVES[event.type].format(**shown))
+                plays.append(_DURAK_MOVES[event.type].format(**shown))
             elif event.type == "bout_ended":
-                phrases.append(f"P{shown['seat']} ends the bout" + (", beaten off" if shown["beaten_off"] else ""))
+                plays.append(f"P{shown['seat']} is done: " + ("beaten off" if shown["beaten_off"] else "taken"))
             elif event.type == "drew":
-                phrases.append(f"P{shown['seat']} draws {shown['count']}")
+                drawn.append(f"P{shown['seat']} draws {shown['count']}")
         if any(event.type in ("bout_ended", "game_ended") for event in events):
-            lines.append(f"{bout}. {', '.join(phrases)}")
-            bout, phrases = bout + 1, []
-    if phrases:
-        lines.append(f"{bout}. {', '.join(phrases)}")
+            lines.append(f"{bout}. {'; '.join([', '.join(plays), *([', '.join(drawn)] if drawn else [])])}")
+            bout, plays, drawn = bout + 1, [], []
     lines += ["", f"Result: {_durak_result(export['result'])}"]
     return "\n".join(lines) + "\n"
 
