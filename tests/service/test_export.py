@@ -42,7 +42,11 @@ def replayed(api, export: dict[str, Any], **body: Any):
 
 
 def game_keys(api) -> list[bytes]:
-    return sorted(api.connection.scan_iter(match=f"{api.services.store.prefix}:*", count=1000))
+    """Every game's keys and every game id in the indexes (not the rate limits' counts)."""
+    prefix = api.services.store.prefix
+    keys = sorted(api.connection.scan_iter(match=f"{prefix}:{{*", count=1000))
+    indexes = sorted(api.connection.scan_iter(match=f"{prefix}:index:*", count=1000))
+    return keys + [member for index in indexes for member in sorted(api.connection.zrange(index, 0, -1))]
 
 
 def test_export_is_refused_before_the_end(api) -> None:
