@@ -33,6 +33,8 @@ export const api = {
   create: (body) => request("POST", "/v1/games", { body }),
   join: (gameId, name) => request("POST", `${game(gameId)}/seats`, { body: { name } }),
   view: (gameId, token) => request("GET", game(gameId), { token }),
+  /** Where a finished game's export is (docs/api-additions.md): `json`, or `text` (Durak's move list). */
+  exportUrl: (gameId, format) => `${game(gameId)}/export${format === "text" ? "?format=text" : ""}`,
   events: (gameId, token, after) => request("GET", `${game(gameId)}/events?after=${after}`, { token }),
   /**
    * Play one of the view's `legal_actions`, verbatim. The Idempotency-Key names the version and the action's
