@@ -108,7 +108,8 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
             export's `result`.
     """
     seats = [
-        SeatRecord(kind="ai", name=seat.get("name"), level=seat.get("level")) if seat["kind"] == "ai"
+        SeatRecord(kind="ai", name=seat.get("name"), level=seat.get("level"))
+        if seat["kind"] == "ai"
         else SeatRecord(kind="human", name=seat.get("name"), token_hash=hash_token(secrets.token_urlsafe(32)))
         for seat in export["seats"]
     ]
@@ -120,8 +121,7 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     ai_seats = [number for number, seat in enumerate(seats) if seat.kind == "ai"]
     moves = moves_of(export["actions"])
     try:
-        state, applied = replay(game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats,
-                                moves)
+        state, applied = replay(game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats, moves)
     except MoveDoesNotApply as error:
         raise ReplayMismatch(error.index, str(error)) from error
     result = game.result(state)
@@ -130,8 +130,15 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
         raise ReplayMismatch(len(moves), f"after the last action the game is {got}, not the export's result")
     now = time.time()
     record = GameRecord(
-        game_id=uuid.uuid4().hex, game=game.ID, version=1 + len(moves), status=Status.FINISHED, created_at=now,
-        seats=seats, options=dict(export["options"]), state=game.dump_state(state), result=result.to_json(),
+        game_id=uuid.uuid4().hex,
+        game=game.ID,
+        version=1 + len(moves),
+        status=Status.FINISHED,
+        created_at=now,
+        seats=seats,
+        options=dict(export["options"]),
+        state=game.dump_state(state),
+        result=result.to_json(),
         visibility=visibility,
     )
     record.seats = handed_to_ai(record, state)
@@ -168,8 +175,9 @@ def durak_text(export: Mapping[str, Any]) -> str:
     game = GAMES["durak"]
     options = game.parse_options({})
     deck = parse_deck(export["deck"], game.full_deck(options))
-    _, applied = replay(game, 2, options, None if export["shuffled"] else deck, export["seed"], [],
-                            moves_of(export["actions"]))
+    _, applied = replay(
+        game, 2, options, None if export["shuffled"] else deck, export["seed"], [], moves_of(export["actions"])
+    )
     start = game.new_game(2, options, deck, seed=export["seed"])
     public = game.view(start, None).state
     lines = [f"Durak, Cardroom game {export['game_id']}"]
@@ -177,8 +185,11 @@ def durak_text(export: Mapping[str, Any]) -> str:
         who = (seat["name"] or "(no name)") if seat["kind"] == "human" else f"AI {seat['level']}"
         hand = " ".join(game.view(start, seat["seat"]).state["hand"])
         lines.append(f"P{seat['seat']}: {who}, dealt {hand}")
-    lines += [f"Trump: {public['trump_suit']} (the bottom card {public['trump_card']})",
-              f"Deck, top first: {' '.join(export['deck'])}", ""]
+    lines += [
+        f"Trump: {public['trump_suit']} (the bottom card {public['trump_card']})",
+        f"Deck, top first: {' '.join(export['deck'])}",
+        "",
+    ]
     bout, plays, drawn = 1, [], []
     for events in applied:
         for event in events:

@@ -32,8 +32,19 @@ class Export(MethodView):
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(406, schema="Error", description="not_acceptable")
     @blp.alt_response(409, schema="Error", description="not_finished, not_exportable")
-    @blp.doc(security=[{}, {"bearer": []}], responses={200: {"content": {"text/plain": {
-        "schema": {"type": "string"}, "example": "Durak, Cardroom game 9b2f4c0e\nP0: Ann\nP1: AI easy\n..."}}}})
+    @blp.doc(
+        security=[{}, {"bearer": []}],
+        responses={
+            200: {
+                "content": {
+                    "text/plain": {
+                        "schema": {"type": "string"},
+                        "example": "Durak, Cardroom game 9b2f4c0e\nP0: Ann\nP1: AI easy\n...",
+                    }
+                }
+            }
+        },
+    )
     def get(self, query: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
         """Export a finished game: everything, nothing hidden (every deal, hand and move, in order).
 

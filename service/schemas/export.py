@@ -22,8 +22,12 @@ class ExportedSeatSchema(ma.Schema):
 
     seat = fields.Integer(strict=True, required=True, validate=validate.Range(min=0, max=7), metadata={"example": 0})
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]), metadata={"example": "human"})
-    name = fields.String(required=True, allow_none=True, validate=validate.Length(max=40),
-                         metadata={"example": "Ann", "description": "the player's name; null for an AI"})
+    name = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.Length(max=40),
+        metadata={"example": "Ann", "description": "the player's name; null for an AI"},
+    )
     level = fields.String(metadata={"description": "kind ai only: its level", "example": "easy"})
 
 
@@ -31,30 +35,52 @@ class ExportedActionSchema(ma.Schema):
     """One applied move: the seat and the action body exactly as it was applied, in the order they were."""
 
     seat = fields.Integer(strict=True, required=True, validate=validate.Range(min=0, max=7), metadata={"example": 0})
-    action = fields.Dict(keys=fields.String(), required=True,
-                         metadata={"description": "one of the game's action bodies", "example": {
-                             "type": "attack", "card": "6H"}})
+    action = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={"description": "one of the game's action bodies", "example": {"type": "attack", "card": "6H"}},
+    )
 
 
 class ExportSchema(ma.Schema):
     """A finished game with nothing hidden: its setup, its deal and every move, in order, and its result."""
 
     format = fields.String(required=True, validate=validate.OneOf([FORMAT]), metadata={"example": FORMAT})
-    game_id = fields.String(metadata={"description": "the exported game's id (a replay ignores it)",
-                                      "example": "9b2f4c0e"})
+    game_id = fields.String(
+        metadata={"description": "the exported game's id (a replay ignores it)", "example": "9b2f4c0e"}
+    )
     game = fields.String(required=True, metadata={"example": "durak"})
-    options = fields.Dict(keys=fields.String(), required=True,
-                          metadata={"description": "the game's options as created, `clock` included", "example": {}})
+    options = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={"description": "the game's options as created, `clock` included", "example": {}},
+    )
     seats = fields.List(fields.Nested(ExportedSeatSchema), required=True, validate=validate.Length(min=1, max=8))
-    seed = fields.Integer(strict=True, required=True, validate=validate.Range(min=0, max=MAX_SEED),
-                          metadata={"description": "the game's seed (a Talmut game dealt from it shuffles its "
-                                    "later rounds by it)", "example": 42})
-    deck = fields.List(fields.String(), required=True,
-                       metadata={"description": "the deck dealt, top card first", "example": ["6H", "7H"]})
-    shuffled = fields.Boolean(required=True, metadata={
-        "description": "true: `deck` is the game's deck shuffled by `seed`; false: the deck was given at creation"})
-    actions = fields.List(fields.Nested(ExportedActionSchema), required=True,
-                          metadata={"description": "every applied move, in the order applied"})
+    seed = fields.Integer(
+        strict=True,
+        required=True,
+        validate=validate.Range(min=0, max=MAX_SEED),
+        metadata={
+            "description": "the game's seed (a Talmut game dealt from it shuffles its later rounds by it)",
+            "example": 42,
+        },
+    )
+    deck = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the deck dealt, top card first", "example": ["6H", "7H"]},
+    )
+    shuffled = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true: `deck` is the game's deck shuffled by `seed`; false: the deck was given at creation"
+        },
+    )
+    actions = fields.List(
+        fields.Nested(ExportedActionSchema),
+        required=True,
+        metadata={"description": "every applied move, in the order applied"},
+    )
     result = fields.Dict(required=True, metadata={"description": "the game's result, as the view's `result`"})
 
     @ma.validates_schema
@@ -83,5 +109,8 @@ class ExportSchema(ma.Schema):
 class ExportQuerySchema(ma.Schema):
     """How the export is written: `json` (the format) or `text`, a Durak move list people read."""
 
-    format = fields.String(load_default="json", validate=validate.OneOf(["json", "text"]),
-                           metadata={"description": "text: the plain-text move list (Durak only; other games 406)"})
+    format = fields.String(
+        load_default="json",
+        validate=validate.OneOf(["json", "text"]),
+        metadata={"description": "text: the plain-text move list (Durak only; other games 406)"},
+    )

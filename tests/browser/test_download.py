@@ -1,4 +1,4 @@
-""""Download game" on a finished table saves the game's export (and a Durak game's move list), real Chromium."""
+"""The "Download game" link of a finished table saves its export (and a Durak game's move list), in real Chromium."""
 
 from __future__ import annotations
 

@@ -51,8 +51,9 @@ def random_move(rng: random.Random, legal: list[dict[str, Any]], moves: int) -> 
     return rng.choice(others)
 
 
-def play_random_game(send: Send, game: str, seed: int, humans_only: bool = True,
-                     run_ai: Callable[[], None] = lambda: None) -> str:
+def play_random_game(
+    send: Send, game: str, seed: int, humans_only: bool = True, run_ai: Callable[[], None] = lambda: None
+) -> str:
     """Create a game of `game` (seed `seed`) and play it to the end by random legal moves; its id.
 
     With `humans_only` every seat is a human whose moves are posted here; else seat 1 is an AI (`random` or
@@ -64,8 +65,9 @@ def play_random_game(send: Send, game: str, seed: int, humans_only: bool = True,
     seats = [{"kind": "human", "name": f"P{n}"} for n in range(setup["seats"])]
     if not humans_only:
         seats[1] = {"kind": "ai", "level": rng.choice(["random", "easy"])}
-    status, view = send("POST", "/v1/games", json={"game": game, "seats": seats, "options": setup["options"],
-                                                   "seed": seed})
+    status, view = send(
+        "POST", "/v1/games", json={"game": game, "seats": seats, "options": setup["options"], "seed": seed}
+    )
     assert status == 201, view
     game_id, tokens = view["game_id"], {0: view["player_token"]}
     for number in range(1, setup["seats"]):
@@ -97,8 +99,9 @@ def play_random_game(send: Send, game: str, seed: int, humans_only: bool = True,
         if not view["legal_actions"]:  # the worker's AI moved meanwhile (a Talmut match)
             current = None
             continue
-        status, answer = send("POST", f"/v1/games/{game_id}/actions", tokens[seat],
-                              json=random_move(rng, view["legal_actions"], moves))
+        status, answer = send(
+            "POST", f"/v1/games/{game_id}/actions", tokens[seat], json=random_move(rng, view["legal_actions"], moves)
+        )
         assert status in (200, 403, 409, 422), answer  # an AI's move (a Talmut match) landed first
         moves += status == 200
         ai_seated = any(entry["kind"] == "ai" for entry in answer.get("seats", [{"kind": "ai"}]))
@@ -130,6 +133,7 @@ def test_client_send(api: Api) -> Send:
         path = path.split("?after_version=")[0]  # a long-poll: nothing moves while this process waits
         response = api.request(method, path, token, json=json)
         return response.status_code, response.json
+
     return send
 
 
@@ -152,6 +156,7 @@ def stack_send(stack: Stack) -> Send:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         response = call(session, method, f"{stack.base_url}{path}", json=json, headers=headers)
         return response.status_code, None if response.status_code == 304 else response.json()
+
     return send
 
 

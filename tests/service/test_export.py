@@ -11,9 +11,12 @@ from tests.decks import stacked_deck
 # trump H; P0 holds 6S 8H 8D 6C 10C JC, P1 7S 9H 9D 10D JD 7C; the stock's top is QS (durak.md §2.5)
 DECK = stacked_deck("durak", top="6S 7S 8H 9H 6C 7C 8D 9D 10C 10D JC JD QH")
 MOVES = [
-    (0, {"type": "attack", "card": "6S"}), (1, {"type": "defend", "card": "7S", "against": "6S"}),
+    (0, {"type": "attack", "card": "6S"}),
+    (1, {"type": "defend", "card": "7S", "against": "6S"}),
     (0, {"type": "done"}),
-    (1, {"type": "attack", "card": "9D"}), (0, {"type": "take"}), (1, {"type": "done"}),
+    (1, {"type": "attack", "card": "9D"}),
+    (0, {"type": "take"}),
+    (1, {"type": "done"}),
     (0, {"type": "resign"}),
 ]
 
@@ -123,8 +126,7 @@ def test_a_tampered_action_is_refused_naming_it_and_nothing_is_written(api) -> N
     tampered["actions"][1]["action"] = {"type": "defend", "card": "9H", "against": "6S"}  # a trump, legal...
     tampered["actions"][2]["action"] = {"type": "take"}  # ...but P0 cannot take
     response = replayed(api, tampered)
-    assert (response.status_code, response.json["error"], response.json["action_index"]) == (
-        422, "replay_mismatch", 2)
+    assert (response.status_code, response.json["error"], response.json["action_index"]) == (422, "replay_mismatch", 2)
     assert "action 2 does not apply" in response.json["message"]
     assert game_keys(api) == before
 
@@ -132,12 +134,17 @@ def test_a_tampered_action_is_refused_naming_it_and_nothing_is_written(api) -> N
 def test_a_replay_whose_result_differs_is_refused(api) -> None:
     game_id, _ = finished_durak(api)
     export = exported(api, game_id)
-    for change in ({"result": {**export["result"], "winners": [0], "losers": [1]}},
-                   {"actions": export["actions"][:-1]}):
+    for change in (
+        {"result": {**export["result"], "winners": [0], "losers": [1]}},
+        {"actions": export["actions"][:-1]},
+    ):
         before = game_keys(api)
         response = replayed(api, {**export, **change})
         assert (response.status_code, response.json["error"], response.json["action_index"]) == (
-            422, "replay_mismatch", len(export["actions"]) - ("actions" in change))
+            422,
+            "replay_mismatch",
+            len(export["actions"]) - ("actions" in change),
+        )
         assert game_keys(api) == before
 
 
