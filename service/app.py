@@ -10,13 +10,14 @@ from flask import Flask
 from service import config, cors, docs, errors, guide, http_metrics, limits, logs, ratelimit, redis_clients
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
+from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
-from service.routes import export, games, health, metrics, rules, web
+from service.routes import export, game_blueprint, games, health, metrics, rules, seats, web  # noqa: F401 export, games, seats
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
-from service.store import GameStore, check_eviction_policy
+from service.store import GameStore
 from service.turns import make_queue
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    for blueprint in (rules.blp, games.blp, export.blp, health.blp, metrics.blp):
+    # `games`, `seats` and `export` put their routes on the one games blueprint when imported: one `games` tag in the spec
+    for blueprint in (rules.blp, game_blueprint.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)
     guide.init_app(app)

@@ -22,8 +22,9 @@ from engine.protocol import Event
 from engine.replay import MoveDoesNotApply, dealt_deck, moves_of, replay
 from service.clocks import OPTION as CLOCK
 from service.recording import DEAL, MOVE, recorded_deal, recorded_move
+from service.records import GameRecord, SeatRecord, Status, hash_token
+from service.refusals import Refusal
 from service.rematch import NotFinished
-from service.store import GameRecord, SeatRecord, Status, hash_token
 from service.turns import checked_setup, handed_to_ai
 from service.views import stored_event
 
@@ -31,23 +32,38 @@ FORMAT = "cardroom-export/1"
 """The export's `format`: a replay refuses any other (a later format names itself anew)."""
 
 
-class NotExportable(Exception):
+class NotExportable(Refusal):
     """A finished game stored before its moves were recorded: it cannot be exported (409 `not_exportable`)."""
 
+    status = 409
+    error = "not_exportable"
 
-class ReplayMismatch(Exception):
+
+class ReplayMismatch(Refusal):
     """A replay whose action `index` does not apply, or whose result is not the export's (422 `replay_mismatch`).
 
-    `index` is the 0-based index into the export's `actions`; for a result that differs, `len(actions)`.
+    `index` is the 0-based index into the export's `actions`; for a result that differs, `len(actions)`. The error
+    body names it as `action_index`.
     """
+
+    status = 422
+    error = "replay_mismatch"
 
     def __init__(self, index: int, message: str) -> None:
         super().__init__(message)
         self.index = index
 
+    @property
+    def extra(self) -> dict[str, Any]:
+        """`{"action_index": index}`."""
+        return {"action_index": self.index}
 
-class TextNotOffered(Exception):
+
+class TextNotOffered(Refusal):
     """The plain-text move list asked of a game other than Durak (406 `not_acceptable`)."""
+
+    status = 406
+    error = "not_acceptable"
 
 
 def export_of(record: GameRecord, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -38,9 +38,11 @@ from service.config import lifetimes
 from service.game_metrics import count_action
 from service.idempotency import IdempotentRequest
 from service.recording import recorded_deal, recorded_move
+from service.records import GameRecord, SeatRecord, Status
 from service.redis_clients import STORE_ERRORS
+from service.refusals import Refusal
 from service.scheduling import JobQueue, Queues, enqueue_once
-from service.store import ClockRanOut, GameRecord, GameStore, KeyClaim, SeatRecord, Status, VersionConflict
+from service.store import ClockRanOut, GameStore, KeyClaim, VersionConflict
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -59,8 +61,11 @@ ARRIVAL_RETRIES = 3
 log = logging.getLogger(__name__)
 
 
-class GameNotStarted(Exception):
+class GameNotStarted(Refusal):
     """An action sent to a game that is still waiting for players (docs/API.md errors: 409 game_not_started)."""
+
+    status = 409
+    error = "game_not_started"
 
 
 def make_queue(connection: redis.Redis, name: str) -> Queue:
@@ -76,12 +81,18 @@ def ai_job_id(game_id: str, version: int, seat: int) -> str:
     return f"ai-{game_id}-{version}-{seat}"
 
 
-class UnknownGame(Exception):
+class UnknownGame(Refusal):
     """No game of that name is offered (404 `unknown_game`)."""
 
+    status = 404
+    error = "unknown_game"
 
-class InvalidSetup(Exception):
+
+class InvalidSetup(Refusal):
     """The seats asked for do not fit the game: their number, or an AI level it does not have (422)."""
+
+    status = 422
+    error = "invalid_request"
 
 
 def create_game(

@@ -17,7 +17,7 @@ from engine.protocol import Event, capabilities
 from engine.redaction import event_for
 from service.clocks import clock_view, utc_iso
 from service.pauses import pause_ends
-from service.store import GameRecord, Status
+from service.records import GameRecord, Status
 
 
 def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 docs/api-additions.md "Finished-game export and replay". HTTP only: the export and the replay are
 service/export.py's; the replay's route is `POST /v1/games` (service/routes/games.py), which hands a body with
-`replay` to `replay_response` here.
+`replay` to `replay_response` here. The route is on the games blueprint (service/routes/game_blueprint.py).
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ from flask.views import MethodView
 
 from service.auth import reader
 from service.export import durak_text, export_of, replayed_game
-from service.extensions import Blueprint, services
+from service.extensions import services
+from service.routes.game_blueprint import blp
 from service.schemas.export import ExportQuerySchema, ExportSchema
 from service.views import game_view, with_presence
-
-blp = Blueprint("export", __name__, url_prefix="/v1/games", description="Finished games: export and replay")
-
 
 @blp.route("/<game_id>/export")
 class Export(MethodView):

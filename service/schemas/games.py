@@ -10,11 +10,11 @@ from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from engine import GAMES
+from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema, with_clock_checked
 from service.schemas.export import ExportSchema
 from service.schemas.states import state_field
-from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")

@@ -156,7 +156,7 @@ def test_generated_sdk_exports_a_finished_game_and_replays_it(sdk: ModuleType, s
     """docs/api-additions.md "Finished-game export and replay": the export is a model of its own, and a replay
     made of it through the generated `CreateGame(replay=...)` is the same finished game under a new id."""
     models = sdk_module(sdk, "models")
-    export_game = sdk_module(sdk, "api.export.export_game")
+    export_game = sdk_module(sdk, "api.games.export_game")
     create_game = sdk_module(sdk, "api.games.create_game")
     view = play_one(sdk, stack.base_url, game, seed=12)
     with sdk.Client(base_url=stack.base_url) as anonymous:

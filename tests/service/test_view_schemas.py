@@ -11,8 +11,8 @@ import random
 import pytest
 
 from engine import GAMES
+from service.records import GameRecord, SeatRecord
 from service.schemas.games import SeatedViewSchema, ViewSchema
-from service.store import GameRecord, SeatRecord
 from service.views import game_view
 
 # Talmut to 10 points, so a random game ends within the step budget (talmut.md §2.3)
