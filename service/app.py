@@ -43,7 +43,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    # `games`, `seats` and `export` put their routes on the one games blueprint when imported: one `games` tag in the spec
+    # `games`, `seats` and `export` put their routes on the one games blueprint when imported: one `games` tag
     for blueprint in (rules.blp, game_blueprint.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)

@@ -19,6 +19,7 @@ from service.routes.game_blueprint import blp
 from service.schemas.export import ExportQuerySchema, ExportSchema
 from service.views import game_view, with_presence
 
+
 @blp.route("/<game_id>/export")
 class Export(MethodView):
     """The whole of a finished game."""
