@@ -13,7 +13,7 @@ from service.dispatcher import Dispatcher
 from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
-from service.routes import export, game_blueprint, games, health, metrics, rules, seats, web  # noqa: F401 export, games, seats
+from service.routes import claim, export, game_blueprint, games, health, metrics, rules, seats, web  # noqa: F401
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
@@ -43,7 +43,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    # `games`, `seats` and `export` put their routes on the one games blueprint when imported: one `games` tag
+    # `games`, `seats`, `claim` and `export` put their routes on the one games blueprint when imported: one tag
     for blueprint in (rules.blp, game_blueprint.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)

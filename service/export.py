@@ -20,12 +20,11 @@ from engine.cards import parse_deck
 from engine.errors import InvalidDeck
 from engine.protocol import Event
 from engine.replay import MoveDoesNotApply, dealt_deck, moves_of, replay
-from service.clocks import OPTION as CLOCK
 from service.recording import DEAL, MOVE, recorded_deal, recorded_move
 from service.records import GameRecord, SeatRecord, Status, hash_token
 from service.refusals import Refusal
 from service.rematch import NotFinished
-from service.turns import checked_setup, handed_to_ai
+from service.turns import checked_setup, handed_to_ai, rules_options
 from service.views import stored_event
 
 FORMAT = "cardroom-export/1"
@@ -82,7 +81,7 @@ def export_of(record: GameRecord, events: Sequence[Mapping[str, Any]]) -> dict[s
     if deal is None:
         raise NotExportable("this game was played before the moves of a game were recorded: it has no export")
     game = GAMES[record.game]
-    options = game.parse_options({name: value for name, value in record.options.items() if name != CLOCK})
+    options = rules_options(game, record.options)
     shuffled = deal["deck"] is None
     deck = [card.code for card in dealt_deck(game, options, deal["seed"])] if shuffled else deal["deck"]
     return {

@@ -18,13 +18,14 @@ RETRY_AFTER_SECONDS = 1
 class Refusal(Exception):
     """A request the service refuses: HTTP `status`, machine code `error`, human `message`.
 
-    `retry_after` (seconds) is sent as `Retry-After` when set. `message` is `str(self)`, the text the refusal was
-    raised with, unless a subclass words it itself (e.g. `VersionConflict`, raised with the game's id).
+    `retry_after` (seconds) is sent as `Retry-After` when set, by the class or by one refusal (service/presence.py
+    `ClaimTooEarly`). `message` is `str(self)`, the text the refusal was raised with, unless a subclass words it
+    itself (e.g. `VersionConflict`, raised with the game's id).
     """
 
     status: ClassVar[int]
     error: ClassVar[str]
-    retry_after: ClassVar[int | None] = None
+    retry_after: int | None = None  # not a ClassVar: one refusal may set its own (a claim's seconds left)
 
     @property
     def message(self) -> str:

@@ -32,7 +32,7 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.cards import parse_deck
 from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
-from service import clocks, pauses
+from service import clocks, pauses, presence
 from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
@@ -113,7 +113,8 @@ def create_game(
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
     neither, a random seed. `options.clock` is the service's, validated and in its stored form already
-    (service/schemas/clock.py); the other options are the game's.
+    (service/schemas/clock.py), as is `options.claim_after_seconds` (service/presence.py); the other options are
+    the game's.
     A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
     open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
     `rematch_of` names the finished game whose rematch this is (service/rematch.py).
@@ -154,8 +155,21 @@ def create_game(
     return record
 
 
+SERVICE_OPTIONS = (clocks.OPTION, presence.OPTION)
+"""The options every game takes, the service's (validated with the request); a game's rules never see them."""
+
+
+def rules_options(game: Any, options: Mapping[str, object]) -> Any:
+    """`game`'s own `parse_options` of `options` without the service's (`SERVICE_OPTIONS`).
+
+    Raises:
+        InvalidOptions: they are not the game's (engine/errors.py).
+    """
+    return game.parse_options({name: value for name, value in options.items() if name not in SERVICE_OPTIONS})
+
+
 def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: Mapping[str, object]) -> tuple[Any, Any]:
-    """The rules of `game_name` and its parsed `options` (all but the service's `clock`), checked against `seats`.
+    """The rules of `game_name` and its parsed `options` (`rules_options`), checked against `seats`.
 
     Raises:
         UnknownGame: no such game.
@@ -165,7 +179,7 @@ def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: Mapping[
     if game_name not in GAMES:
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
-    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
+    parsed_options = rules_options(game, options)
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):

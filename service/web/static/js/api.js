@@ -10,8 +10,8 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, { body, token, headers = {}, signal } = {}) {
-  const init = { method, headers: { Accept: "application/json", ...headers }, signal };
+async function request(method, path, { body, token, headers = {}, signal, cache } = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers }, signal, cache };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
@@ -35,6 +35,11 @@ export const api = {
   view: (gameId, token) => request("GET", game(gameId), { token }),
   /** Where a finished game's export is (docs/api-additions.md): `json`, or `text` (Durak's move list). */
   exportUrl: (gameId, format) => `${game(gameId)}/export${format === "text" ? "?format=text" : ""}`,
+  /**
+   * The view with fresh presence (`last_seen`, `claim`), which moves without a new version: never from the
+   * browser's cache, whose revalidation would get a 304 for the same version (the ETag) and give back the old body.
+   */
+  presence: (gameId, token) => request("GET", game(gameId), { token, cache: "no-store" }),
   events: (gameId, token, after) => request("GET", `${game(gameId)}/events?after=${after}`, { token }),
   /**
    * Play one of the view's `legal_actions`, verbatim. The Idempotency-Key names the version and the action's
@@ -42,6 +47,8 @@ export const api = {
    */
   play: (gameId, token, action, key) =>
     request("POST", `${game(gameId)}/actions`, { body: action, token, headers: { "Idempotency-Key": key } }),
+  /** Claim against the absent seat the game waits for (docs/api-additions.md "Presence and claims"). */
+  claim: (gameId, token) => request("POST", `${game(gameId)}/claim`, { token }),
 };
 
 // Tokens: one per seat, kept in this browser only (never in a link), under the game's id. A browser may hold two
