@@ -19,6 +19,7 @@ from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema, with_clock_checked
 from service.schemas.export import ExportSchema
 from service.schemas.states import state_field
+from service.schemas.webhooks import webhook_field
 
 NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")
@@ -111,6 +112,7 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "private: never listed in the lobby; its seats are taken with the invite codes "
                   "returned to the creator", "example": "public"},
     )
+    webhook = webhook_field()
 
     replay = fields.Nested(ExportSchema, metadata={
         "description": "a finished game's export (GET /v1/games/{game_id}/export) to play again move for move as a "
@@ -119,9 +121,10 @@ class CreateGameSchema(ma.Schema):
     @ma.validates_schema
     def _a_game_or_a_replay(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "replay" in data:
-            given = {"game", "seats", "deck", "seed"} & data.keys() | ({"options"} if data["options"] else set())
-            if given:
-                message = f"a replay takes no {', '.join(sorted(given))}: they are the export's"
+            given = {"game", "seats", "deck", "seed", "webhook"} & data.keys()
+            given |= {"options"} if data["options"] else set()
+            if given:  # a replay's setup is its export's, and it holds no seat a webhook could name
+                message = f"a replay takes no {', '.join(sorted(given))}"
                 raise ma.ValidationError(message, "replay")
             return
         for name in ("game", "seats"):
@@ -166,6 +169,7 @@ class JoinSchema(ma.Schema):
         metadata={"description": "a private game's invitation code (each seats one player once)",
                   "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
     )
+    webhook = webhook_field()
 
 
 class RematchSchema(ma.Schema):
