@@ -30,7 +30,7 @@ SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.js
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime(1_800_000_000.0)
-    for where in ("service.auth.time", "service.routes.claim.time", "service.turns.time"):
+    for where in ("service.auth.time", "service.routes.claim.time", "service.turns.time", "service.seating.time"):
         monkeypatch.setattr(where, fake)
     return fake
 
@@ -204,6 +204,24 @@ def test_a_claim_comes_only_after_the_time_and_wins_a_two_seat_game(api, clock):
     assert [event["type"] for event in last] == ["claimed", "resigned", "game_ended"]
     assert last[0] == {"version": view["version"], "type": "claimed", "seat": 0, "by": 1}
     refused_claim(api, game_id, tokens[1], 409, "game_finished")
+
+
+def test_a_seat_taken_late_is_away_only_from_when_it_was_taken(api, clock):
+    # Ann waits five minutes for an opponent; Bob's joining is his first sign of life, not his absence since creation
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1,
+                         options={"claim_after_seconds": AFTER}).json
+    game_id, ann = created["game_id"], created["player_token"]
+    clock.now += 5 * AFTER
+    joined_at = clock.now
+    assert api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"}).status_code == 201
+    attacked = api.act(game_id, ann, api.legal(game_id, ann)[0])
+    assert attacked.status_code == 200, attacked.json
+    assert attacked.json["claim"]["seats"] == [{"seat": 1, "from": utc_iso(joined_at + AFTER)}]
+    assert refused_claim(api, game_id, ann, 409, "claim_too_early").headers["Retry-After"] == str(AFTER)
+    clock.now = joined_at + AFTER
+    claimed = claim(api, game_id, ann)
+    assert claimed.status_code == 200, claimed.json
+    assert claimed.json["result"]["winners"] == [0]
 
 
 def test_a_claim_at_the_from_the_view_shows_succeeds(api, clock):
