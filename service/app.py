@@ -12,7 +12,7 @@ from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
-from service.routes import games, health, metrics, rules, web
+from service.routes import games, health, matches, metrics, rules, web
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
@@ -42,7 +42,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    for blueprint in (rules.blp, games.blp, health.blp, metrics.blp):
+    for blueprint in (rules.blp, games.blp, matches.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)
     guide.init_app(app)

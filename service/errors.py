@@ -15,6 +15,7 @@ from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
 from service.dispatcher import TooManyWaiters
+from service.matchmaking import TicketMatched, TicketNotFound
 from service.redis_clients import is_out_of_memory
 from service.rematch import NotFinished
 from service.seating import GameFull, InviteRequired, SeatTaken
@@ -39,6 +40,8 @@ REFUSALS: dict[type[Exception], tuple[int, str]] = {
     SeatTaken: (409, "seat_taken"),
     GameFull: (409, "game_full"),
     InviteRequired: (403, "invite_required"),
+    TicketNotFound: (404, "ticket_not_found"),
+    TicketMatched: (409, "ticket_matched"),
 }
 """The service's refusals of a request (status, `error`); their message is the exception's."""
 

@@ -83,6 +83,28 @@ class InvalidSetup(Exception):
     """The seats asked for do not fit the game: their number, or an AI level it does not have (422)."""
 
 
+def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: dict[str, object]) -> tuple[Any, Any]:
+    """The game module and its parsed options, if `seats` and `options` fit game `game_name` (`create_game`'s check).
+
+    `options.clock` is left out of the game's options (the service's, service/schemas/clock.py).
+
+    Raises:
+        UnknownGame: no such game.
+        InvalidSetup: too few or too many seats, or an AI level the game does not offer.
+        InvalidOptions: `options` are not the game's (engine/errors.py).
+    """
+    if game_name not in GAMES:
+        raise UnknownGame(f"no game called {game_name!r}")
+    game = GAMES[game_name]
+    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
+    if len(seats) not in game.SEATS:
+        raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
+    for number, seat in enumerate(seats):
+        if seat.kind == "ai" and seat.level not in LEVELS[game.ID]:
+            raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
+    return game, parsed_options
+
+
 def create_game(
     store: GameStore,
     queues: Queues,
@@ -94,6 +116,7 @@ def create_game(
     visibility: str = "public",
     invites: Sequence[tuple[str, str]] = (),
     rematch_of: str | None = None,
+    game_id: str | None = None,
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
 
@@ -104,7 +127,8 @@ def create_game(
     (service/schemas/clock.py); the other options are the game's.
     A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
     open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
-    `rematch_of` names the finished game whose rematch this is (service/rematch.py).
+    `rematch_of` names the finished game whose rematch this is (service/rematch.py). `game_id` is the new game's
+    id when the caller chose it (a quick match's table, service/matchmaking.py), else a fresh one.
     docs/API.md "Resources".
 
     Raises:
@@ -112,23 +136,16 @@ def create_game(
         InvalidSetup: too few or too many seats, or an AI level the game does not offer.
         InvalidOptions: `options` are not the game's (engine/errors.py).
         InvalidDeck: `deck` is not a permutation of the game's deck.
+        VersionConflict: a game with that `game_id` exists already; nothing was written.
     """
-    if game_name not in GAMES:
-        raise UnknownGame(f"no game called {game_name!r}")
-    game = GAMES[game_name]
-    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
-    if len(seats) not in game.SEATS:
-        raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
-    for number, seat in enumerate(seats):
-        if seat.kind == "ai" and seat.level not in LEVELS[game.ID]:
-            raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
+    game, parsed_options = checked_setup(game_name, seats, options)
     full_deck = game.full_deck(parsed_options)
     seed = secrets.randbits(63) if seed is None else seed
     cards = parse_deck(deck, full_deck) if deck is not None else None
     state = game.new_game(len(seats), parsed_options, cards, seed=seed)
     state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
     record = GameRecord(
-        game_id=uuid.uuid4().hex,
+        game_id=game_id or uuid.uuid4().hex,
         game=game.ID,
         version=1,
         status=Status.WAITING if any(seat.is_open for seat in seats) else Status.ACTIVE,
