@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 import redis
+from redis.cluster import key_slot
 
 from service import matchmaking
 from service.app import create_app
 from service.matchmaking import Matchmaker
 from tests.service.conftest import Api, delete_test_keys
+from tests.service.test_cluster import cluster_api, on_cluster  # noqa: F401 (a fixture)
 
 TICKET_KEYS = {"ticket_id", "status", "game", "options", "players", "fallback", "created_at", "expires_at",
                "game_id", "seat", "player_token"}
@@ -225,3 +227,26 @@ def test_the_stream_sends_the_ticket_then_its_table(api: Api) -> None:
     assert '"status": "matched"' in rest
     refused = api.client.get(f"/v1/matches/{made['ticket_id']}/stream")
     assert (refused.status_code, refused.json["error"]) == (401, "unauthorized")
+
+
+def test_quick_match_on_a_redis_cluster_pairs_in_one_slot_and_wakes_by_sharded_pub_sub(
+    on_cluster: dict[str, Any],
+) -> None:
+    """The pairing scripts run on the queue's slot; the ticket's channel is SPUBLISHed there (issue 21's rules)."""
+    api = cluster_api(on_cluster)
+    made = ticket(api)
+    matchmaker = Matchmaker(api.services.store)
+    assert key_slot(matchmaker.ticket_key(made["ticket_id"]).encode()) == key_slot(
+        matchmaker.channel(made["ticket_id"]).encode())
+    answers: list[Any] = []
+    held = threading.Thread(target=lambda: answers.append(read(api, made, wait=20)))
+    started = time.monotonic()
+    held.start()
+    time.sleep(0.5)
+    other = ticket(api)
+    held.join(timeout=25)
+    assert answers[0].json["status"] == "matched" and answers[0].json["game_id"] == other["game_id"]
+    assert time.monotonic() - started < 10
+    lone = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
+    assert matchmaker.fall_back_due(api.services.queues) == 1
+    assert read(api, lone).json["status"] == "matched"
