@@ -29,6 +29,7 @@ def test_spec_is_openapi_3_0_with_every_route():
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
         "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
         "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/healthz", "/readyz", "/metrics",
+        "/v1/matches", "/v1/matches/{ticket_id}", "/v1/matches/{ticket_id}/stream",
     }
 
 
@@ -92,10 +93,14 @@ OPERATION_IDS = {
     ("get", "/healthz"): "checkLiveness",
     ("get", "/readyz"): "checkReadiness",
     ("get", "/metrics"): "getMetrics",
+    ("post", "/v1/matches"): "createMatchTicket",
+    ("get", "/v1/matches/{ticket_id}"): "getMatchTicket",
+    ("delete", "/v1/matches/{ticket_id}"): "cancelMatchTicket",
+    ("get", "/v1/matches/{ticket_id}/stream"): "streamMatchTicket",
     ("post", "/v1/games/{game_id}/leave"): "leaveGame",
     ("post", "/v1/games/{game_id}/rematch"): "rematchGame",
 }
-VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch")
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "cancel")
 
 
 def test_every_operation_has_a_short_stable_verb_first_id():
