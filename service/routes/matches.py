@@ -39,7 +39,7 @@ from service.streams import RECONNECT_MILLISECONDS
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Quick match: a seat at the next table")
 
-_TOKEN = [{"bearer": []}]
+_TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
 def matchmaker() -> Matchmaker:
