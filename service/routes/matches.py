@@ -51,8 +51,11 @@ def matchmaker() -> Matchmaker:
     return found
 
 
-def authorized_ticket(ticket_id: str) -> tuple[Ticket, str]:
-    """The ticket `ticket_id`, settled (`Matchmaker.settle`), and the request's token, which must be its token.
+def authorized_ticket(ticket_id: str, settled: bool = True) -> tuple[Ticket, str]:
+    """The ticket `ticket_id` and the request's token, which must be its token.
+
+    `settled`: the ticket after `Matchmaker.settle` (a due fallback seated now); a cancel takes it as it is, so a
+    fallback the sweep has not seated yet does not win over the player's cancel.
 
     Raises:
         TicketNotFound: no such ticket (404 `ticket_not_found`).
@@ -64,7 +67,7 @@ def authorized_ticket(ticket_id: str) -> tuple[Ticket, str]:
         unauthorized("a bearer token is required: send Authorization: Bearer <ticket_token>")
     if not matchmaker().check_token(ticket, token):
         unauthorized("this token is not this ticket's")
-    return matchmaker().settle(services().queues, ticket), token
+    return (matchmaker().settle(services().queues, ticket) if settled else ticket), token
 
 
 def held(ticket: Ticket, seconds: float) -> Ticket:
@@ -142,7 +145,7 @@ class MatchTicket(MethodView):
         A cancelled or expired ticket is answered as it is; a matched one is 409 `ticket_matched` (leave the game
         instead: `POST /v1/games/{game_id}/leave`).
         """
-        _, token = authorized_ticket(ticket_id)
+        _, token = authorized_ticket(ticket_id, settled=False)
         return matchmaker().cancel(ticket_id).body(token)
 
 

@@ -250,3 +250,11 @@ def test_quick_match_on_a_redis_cluster_pairs_in_one_slot_and_wakes_by_sharded_p
     lone = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
     assert matchmaker.fall_back_due(api.services.queues) == 1
     assert read(api, lone).json["status"] == "matched"
+
+
+def test_a_cancel_wins_over_a_fallback_due_but_not_seated_yet(api: Api) -> None:
+    made = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
+    cancelled = api.request("DELETE", f"/v1/matches/{made['ticket_id']}", made["ticket_token"])
+    assert (cancelled.status_code, cancelled.json["status"], cancelled.json["game_id"]) == (200, "cancelled", None)
+    assert Matchmaker(api.services.store).fall_back_due(api.services.queues) == 0
+    assert read(api, made).json["status"] == "cancelled"
