@@ -1,15 +1,17 @@
 """Quick match with 10,000 waiting tickets: Redis memory, the time to pair the next one, threads held, against a server.
 
     python bench/quick_match.py --url http://127.0.0.1:8000 --redis redis://127.0.0.1:6379/0 [--tickets 10000]
-        [--tables 10] [--settle 10]
+        [--tables 10] [--mode poll|stream]
 
-Makes `--tickets` tickets that wait: 8-seat Talmut tables, 7 tickets each, one queue per table (its own `target`
-and `call_penalty`, so no two tables meet), and holds a long-poll (`wait=30`, asked again when it answers
-`waiting`) on every one of them. Once all wait, it completes `--tables` of those tables one at a time with an
-8th ticket, and measures for each the time until that POST is answered (`matched`: the game created) and until
-the 7 long-polls of that table hold `matched`. Prints the Redis memory the tickets take (`used_memory` before and
-after, per ticket), the server's threads and RSS (those listening on the URL's port) before and while the
-long-polls wait, and those latencies (p50, max, ms). Needs `aiohttp` and `psutil` (`pip install -e '.[bench]'`).
+Makes `--tickets` tickets that wait: 8-seat Talmut tables, 7 tickets each, one queue per table (its own `target` and
+`call_penalty`, so no two tables meet), and holds a long-poll (`wait` 15-30 s, drawn for each, asked again when it
+answers `waiting`: clients that all came at once would otherwise come back at once), or with `--mode stream` a
+stream (`GET /v1/matches/{id}/stream`), on every one of them. Once all wait (the server's CPU idle for a second), it
+completes `--tables` of those tables one at a time with an 8th ticket, and measures for each the time until that
+POST is answered (`matched`: the game created) and until the 7 long-polls of that table hold `matched`. Prints the
+Redis memory the tickets take (`used_memory` before and after, per ticket), the server's threads and RSS (those
+listening on the URL's port) before and while the long-polls wait, and those latencies (p50, max, ms). Needs
+`aiohttp` and `psutil` (`pip install -e '.[bench]'`).
 """
 
 from __future__ import annotations
@@ -17,17 +19,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import resource
 import time
 from typing import Any
 
 import aiohttp
 import redis
-from players import percentile, server_processes, server_rss  # bench/players.py
+from players import percentile, server_cpu_seconds, server_processes, server_rss, sse_views  # bench/players.py
 
 SEATS = 7
 """Tickets waiting per table: one short of Talmut's 8 seats."""
-WAIT = 30
+WAIT_SECONDS = (15, 30)
 
 
 def table_options(table: int) -> dict[str, int]:
@@ -51,7 +54,8 @@ async def follow(session: aiohttp.ClientSession, base: str, ticket: dict[str, An
     """Long-poll `ticket` until it is matched; note in `seen` when it was."""
     headers = {"Authorization": f"Bearer {ticket['ticket_token']}"}
     while True:
-        async with session.get(f"{base}/v1/matches/{ticket['ticket_id']}", params={"wait": WAIT},
+        wait = random.uniform(*WAIT_SECONDS)
+        async with session.get(f"{base}/v1/matches/{ticket['ticket_id']}", params={"wait": wait},
                                headers=headers) as response:
             if response.status != 200:
                 await response.read()
@@ -60,6 +64,30 @@ async def follow(session: aiohttp.ClientSession, base: str, ticket: dict[str, An
             if (await response.json())["status"] == "matched":
                 seen[ticket["ticket_id"]] = time.monotonic()
                 return
+
+
+async def stream(session: aiohttp.ClientSession, base: str, ticket: dict[str, Any], seen: dict[str, float]) -> None:
+    """Follow `ticket`'s stream until it shows it matched; note in `seen` when it did."""
+    headers = {"Authorization": f"Bearer {ticket['ticket_token']}"}
+    async with session.get(f"{base}/v1/matches/{ticket['ticket_id']}/stream", headers=headers,
+                           timeout=aiohttp.ClientTimeout(total=None, sock_read=None)) as response:
+        async for event in sse_views(response):
+            if event["status"] == "matched":
+                seen[ticket["ticket_id"]] = time.monotonic()
+                return
+
+
+async def settled(base: str, quiet_cpu_seconds: float = 0.25, limit_seconds: float = 60) -> float:
+    """Wait until the server's processes use less than `quiet_cpu_seconds` of CPU in a second; the seconds waited."""
+    started = time.monotonic()
+    used = server_cpu_seconds(base)
+    while time.monotonic() - started < limit_seconds:
+        await asyncio.sleep(1)
+        now = server_cpu_seconds(base)
+        if now - used < quiet_cpu_seconds:
+            break
+        used = now
+    return time.monotonic() - started
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -83,10 +111,11 @@ async def main_async(args: argparse.Namespace) -> None:
         seen: dict[str, float] = {}
         polls = []
         for number, ticket in enumerate(ticket for table in tickets for ticket in table):
-            polls.append(asyncio.create_task(follow(session, base, ticket, seen)))
+            waiter = stream if args.mode == "stream" else follow
+            polls.append(asyncio.create_task(waiter(session, base, ticket, seen)))
             if number % 500 == 499:
                 await asyncio.sleep(0.2)  # let the server take them in without a burst of accepts
-        await asyncio.sleep(args.settle)
+        settle_seconds = await settled(base)
         threads_waiting, rss_waiting = server_threads(base), server_rss(base)
         answered, woken = [], []
         for table in range(min(args.tables, tables)):
@@ -105,7 +134,8 @@ async def main_async(args: argparse.Namespace) -> None:
         "tickets": tickets_made, "queues": tables, "seconds_to_make": round(made_seconds, 1),
         "redis_bytes_per_ticket": round((memory_after - memory_before) / tickets_made),
         "server_threads_before": threads_before, "server_threads_waiting": threads_waiting,
-        "long_polls": len(polls), "rss_mb_before": round(rss_before / 2**20), "rss_mb_waiting": round(rss_waiting / 2**20),
+        "mode": args.mode, "waiters": len(polls), "seconds_to_settle": round(settle_seconds, 1),
+        "rss_mb_before": round(rss_before / 2**20), "rss_mb_waiting": round(rss_waiting / 2**20),
         "pair_post_ms_p50": round(percentile(answered, 0.5), 1), "pair_post_ms_max": round(percentile(answered, 1), 1),
         "pair_woken_ms_p50": round(percentile(woken, 0.5), 1), "pair_woken_ms_max": round(percentile(woken, 1), 1),
         "pair_post_ms": [round(1000 * seconds) for seconds in answered],
@@ -120,7 +150,7 @@ def main() -> None:
     parser.add_argument("--redis", required=True, help="its game Redis, for INFO memory")
     parser.add_argument("--tickets", type=int, default=10000)
     parser.add_argument("--tables", type=int, default=10, help="tables completed while the others wait")
-    parser.add_argument("--settle", type=float, default=10, help="seconds for the long-polls to be held")
+    parser.add_argument("--mode", choices=["poll", "stream"], default="poll", help="how each ticket is followed")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # one socket per long-poll

@@ -84,8 +84,10 @@ def held(ticket: Ticket, seconds: float) -> Ticket:
             return ticket
         until = min(deadline, ticket.expires_at, ticket.fallback_due or deadline,
                     (ticket.paired_at or now) + PAIRING_STALE_SECONDS if ticket.status == PAIRING else deadline)
-        dispatcher.wait(ticket_id, 1, max(until - now, 0.05), lambda: makers.version(ticket_id),
-                        channel=makers.channel(ticket_id))
+        version = dispatcher.wait(ticket_id, 1, max(until - now, 0.05), lambda: makers.version(ticket_id),
+                                  channel=makers.channel(ticket_id))
+        if version == 1 and until == deadline:
+            return ticket  # the wait's end, nothing new and nothing due: no read (a stream's keep-alive)
         ticket = makers.settle(services().queues, makers.load(ticket_id))
 
 
