@@ -31,6 +31,8 @@ from players import percentile, server_cpu_seconds, server_processes, server_rss
 SEATS = 7
 """Tickets waiting per table: one short of Talmut's 8 seats."""
 WAIT_SECONDS = (15, 30)
+WOKEN_WITHIN_SECONDS = 60
+"""A table's waiters not all woken by then count as never (a waiter whose request failed: printed as `inf`)."""
 
 
 def table_options(table: int) -> dict[str, int]:
@@ -54,16 +56,24 @@ async def follow(session: aiohttp.ClientSession, base: str, ticket: dict[str, An
     """Long-poll `ticket` until it is matched; note in `seen` when it was."""
     headers = {"Authorization": f"Bearer {ticket['ticket_token']}"}
     while True:
-        wait = random.uniform(*WAIT_SECONDS)
-        async with session.get(f"{base}/v1/matches/{ticket['ticket_id']}", params={"wait": wait},
-                               headers=headers) as response:
-            if response.status != 200:
-                await response.read()
-                await asyncio.sleep(1)
-                continue
-            if (await response.json())["status"] == "matched":
+        try:
+            if await poll_once(session, base, ticket, headers):
                 seen[ticket["ticket_id"]] = time.monotonic()
                 return
+        except (TimeoutError, aiohttp.ClientError):
+            await asyncio.sleep(1)  # a request the busy server did not answer in time: ask again, as a client would
+
+
+async def poll_once(session: aiohttp.ClientSession, base: str, ticket: dict[str, Any], headers: dict[str, str]) -> bool:
+    """One long-poll of `ticket`: whether it answered `matched`."""
+    wait = random.uniform(*WAIT_SECONDS)
+    async with session.get(f"{base}/v1/matches/{ticket['ticket_id']}", params={"wait": wait},
+                           headers=headers) as response:
+        if response.status != 200:
+            await response.read()
+            await asyncio.sleep(1)
+            return False
+        return (await response.json())["status"] == "matched"
 
 
 async def stream(session: aiohttp.ClientSession, base: str, ticket: dict[str, Any], seen: dict[str, float]) -> None:
@@ -124,9 +134,9 @@ async def main_async(args: argparse.Namespace) -> None:
             answered.append(time.monotonic() - sent)
             assert last["status"] == "matched", last
             ids = [ticket["ticket_id"] for ticket in tickets[table]]
-            while not all(ticket_id in seen for ticket_id in ids):
+            while not all(ticket_id in seen for ticket_id in ids) and time.monotonic() - sent < WOKEN_WITHIN_SECONDS:
                 await asyncio.sleep(0.005)
-            woken.append(max(seen[ticket_id] for ticket_id in ids) - sent)
+            woken.append(max(seen.get(ticket_id, float("inf")) for ticket_id in ids) - sent)
         for poll in polls:
             poll.cancel()
     tickets_made = sum(len(table) for table in tickets)
