@@ -23,9 +23,10 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.throughput import percentile  # noqa: E402 - needs the repo root on sys.path
+from service.records import SeatRecord  # noqa: E402
 from service.redis_clients import redis_client  # noqa: E402
 from service.scheduling import Queues  # noqa: E402
-from service.store import GameStore, SeatRecord  # noqa: E402
+from service.store import GameStore  # noqa: E402
 from service.turns import create_game, make_queue, play  # noqa: E402
 from tests.e2e.stack import start_stack, stop_stack  # noqa: E402
 

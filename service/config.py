@@ -97,7 +97,7 @@ def cors_origins(text: str) -> list[str] | str:
 def eviction_allowed() -> bool:
     """Whether `REDIS_EVICTION_ALLOWED=1`: run on a Redis whose `maxmemory-policy` may evict game keys.
 
-    By default such a Redis is refused (service/store.py `check_eviction_policy`).
+    By default such a Redis is refused (service/eviction.py `check_eviction_policy`).
     """
     return os.environ.get("REDIS_EVICTION_ALLOWED", "0") == "1"
 

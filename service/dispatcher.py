@@ -30,6 +30,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException
 
 from service.redis_clients import is_cluster
+from service.refusals import RETRY_AFTER_SECONDS, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,20 @@ _SHARDED_KINDS = {"smessage": "message", "ssubscribe": "subscribe", "sunsubscrib
 _LIVE: weakref.WeakSet[Dispatcher] = weakref.WeakSet()
 
 
-class TooManyWaiters(Exception):
-    """This process already holds `max_waiters` waiting clients: the request is turned away (503, `Retry-After`)."""
+class TooManyWaiters(Refusal):
+    """This process already holds `max_waiters` waiting clients: the request is turned away (503 `server_busy`).
+
+    Sent with `Retry-After`: another process, or this one a moment later, has room.
+    """
+
+    status = 503
+    error = "server_busy"
+    retry_after = RETRY_AFTER_SECONDS
+
+    @property
+    def message(self) -> str:
+        """How many wait, and what the client does next."""
+        return f"too many clients are waiting: {self}; retry later"
 
 
 @dataclass(eq=False)

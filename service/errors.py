@@ -14,13 +14,8 @@ import redis
 from flask import Flask
 
 from engine.errors import GameError, GameFinished, IllegalAction, InvalidDeck, InvalidOptions, NotYourTurn
-from service.dispatcher import TooManyWaiters
-from service.matchmaking import TicketMatched, TicketNotFound
 from service.redis_clients import is_out_of_memory
-from service.rematch import NotFinished
-from service.seating import GameFull, InviteRequired, SeatTaken
-from service.store import ClockRanOut, GameNotFound, UnsafeEviction, VersionConflict
-from service.turns import GameNotStarted, InvalidSetup, UnknownGame
+from service.refusals import RETRY_AFTER_SECONDS, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -32,21 +27,6 @@ STATUS_OF_GAME_ERROR: dict[type[GameError], int] = {
     GameFinished: 409,
 }
 
-REFUSALS: dict[type[Exception], tuple[int, str]] = {
-    GameNotStarted: (409, "game_not_started"),
-    UnknownGame: (404, "unknown_game"),
-    InvalidSetup: (422, "invalid_request"),
-    NotFinished: (409, "not_finished"),
-    SeatTaken: (409, "seat_taken"),
-    GameFull: (409, "game_full"),
-    InviteRequired: (403, "invite_required"),
-    TicketNotFound: (404, "ticket_not_found"),
-    TicketMatched: (409, "ticket_matched"),
-}
-"""The service's refusals of a request (status, `error`); their message is the exception's."""
-
-# `Retry-After` of a 503 `store_unavailable`: Redis restarts or fails over within seconds.
-RETRY_AFTER_SECONDS = 1
 # `Retry-After` of a 503 `store_full`: memory comes back as games expire or an operator adds some, not at once.
 STORE_FULL_RETRY_AFTER_SECONDS = 10
 
@@ -71,37 +51,17 @@ def envelope(status: int, error: str, message: str, **extra: Any) -> dict[str, A
 
 
 def register(app: Flask) -> None:
-    """Register the handlers of engine errors, store errors, Redis outages and a full Redis on `app`."""
+    """Register the handlers of engine errors, the service's refusals, Redis outages and a full Redis on `app`."""
 
     @app.errorhandler(GameError)
     def game_error(error: GameError):  # type: ignore[no-untyped-def]
         status = STATUS_OF_GAME_ERROR[type(error)]
         return envelope(status, error.error_code, str(error)), status
 
-    @app.errorhandler(GameNotFound)
-    def game_not_found(error: GameNotFound):  # type: ignore[no-untyped-def]
-        return envelope(404, "game_not_found", f"no game {error}"), 404
-
-    def refused(error: Exception):  # type: ignore[no-untyped-def]
-        status, code = REFUSALS[type(error)]
-        return envelope(status, code, str(error)), status
-
-    for refusal in REFUSALS:
-        app.register_error_handler(refusal, refused)
-
-    @app.errorhandler(VersionConflict)
-    def version_conflict(error: VersionConflict):  # type: ignore[no-untyped-def]
-        return envelope(409, "version_conflict", "the game changed meanwhile: read it again and retry"), 409
-
-    @app.errorhandler(ClockRanOut)
-    def clock_ran_out(error: ClockRanOut):  # type: ignore[no-untyped-def]
-        message = "your clock ran out before this move: the timeout is applied instead; read the game again"
-        return envelope(409, "version_conflict", message), 409
-
-    @app.errorhandler(TooManyWaiters)
-    def server_busy(error: TooManyWaiters):  # type: ignore[no-untyped-def]
-        body = envelope(503, "server_busy", f"too many clients are waiting: {error}; retry later")
-        return body, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    @app.errorhandler(Refusal)  # every service refusal, declared where it is raised (service/refusals.py)
+    def refused(error: Refusal):  # type: ignore[no-untyped-def]
+        headers = {} if error.retry_after is None else {"Retry-After": str(error.retry_after)}
+        return envelope(error.status, error.error, error.message), error.status, headers
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
@@ -121,7 +81,3 @@ def register(app: Flask) -> None:
         # maxmemory with noeviction: Redis refuses every write, each atomic (service/store.py), so none is half done
         body = envelope(503, "store_full", "the game store is out of memory: nothing was changed; retry later")
         return body, 503, {"Retry-After": str(STORE_FULL_RETRY_AFTER_SECONDS)}
-
-    @app.errorhandler(UnsafeEviction)
-    def unsafe_eviction(error: UnsafeEviction):  # type: ignore[no-untyped-def]
-        return envelope(503, "store_unavailable", str(error)), 503, {"Retry-After": str(RETRY_AFTER_SECONDS)}

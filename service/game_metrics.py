@@ -27,8 +27,10 @@ from typing import Any
 import redis
 
 from engine.protocol import Event
+from service.lobby_index import index_key
+from service.records import Status
 from service.redis_clients import STORE_ERRORS
-from service.store import Status, index_key, unreplicated_key
+from service.store import unreplicated_key
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +182,7 @@ class RedisGameCollector:
         `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_fallbacks`,
         `cardroom_ai_queue_depth`, `cardroom_active_games`, `cardroom_unreplicated_writes`.
         """
+        # only a scrape reads prometheus-client: the worker, which imports this module to write, never loads it
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
         PENDING.flush(self.client)  # this process's latest counts too

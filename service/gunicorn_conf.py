@@ -113,6 +113,8 @@ def post_worker_init(worker: object) -> None:
 
 def child_exit(server: object, worker: object) -> None:
     """Let prometheus-client drop the live gauges of a worker that exited."""
+    # imported in the master's hook, not at the top: prometheus-client picks its multiprocess mode when imported,
+    # from `PROMETHEUS_MULTIPROC_DIR`, which `on_starting` sets (no cycle)
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

@@ -38,9 +38,11 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from engine import GAMES
+from service.records import SeatRecord, hash_token
+from service.refusals import Refusal
 from service.scheduling import Queues, queue_shard
 from service.seating import new_seats
-from service.store import GameStore, SeatRecord, VersionConflict, hash_token
+from service.store import GameStore, VersionConflict
 from service.turns import checked_setup, create_game
 
 TICKET_TTL_SECONDS = 600
@@ -132,12 +134,18 @@ return 1
 """
 
 
-class TicketNotFound(Exception):
+class TicketNotFound(Refusal):
     """No ticket with that id (never made, or gone `KEPT_SECONDS` after it ended): 404 `ticket_not_found`."""
 
+    status = 404
+    error = "ticket_not_found"
 
-class TicketMatched(Exception):
+
+class TicketMatched(Refusal):
     """A ticket seated at a table (or being seated) cannot be cancelled: 409 `ticket_matched`."""
+
+    status = 409
+    error = "ticket_matched"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import math
 
 from engine import GAMES
 from engine.protocol import capabilities
-from service.store import GameRecord, Status
+from service.records import GameRecord, Status
 
 
 def delays_since(record: GameRecord, state: object, now: float) -> dict[str, float]:

@@ -24,8 +24,8 @@ from limits import parse_many
 from service.auth import bearer_token
 from service.extensions import UNLIMITED_PATHS
 from service.http_metrics import RATE_LIMITED
+from service.records import hash_token
 from service.redis_clients import STORE_ERRORS
-from service.store import hash_token
 
 log = logging.getLogger(__name__)
 

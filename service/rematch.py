@@ -20,9 +20,11 @@ import logging
 
 from engine.games import DECLARED
 from engine.protocol import Event
+from service.records import GameRecord, SeatRecord, Status, hash_token
+from service.refusals import Refusal
 from service.scheduling import Queues
 from service.seating import SeatTaken, sit
-from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
+from service.store import GameStore, VersionConflict
 from service.turns import create_game, record_change
 
 log = logging.getLogger(__name__)
@@ -30,8 +32,11 @@ log = logging.getLogger(__name__)
 ATTEMPTS = 8
 """How often a rematch call reads the games again after losing a race before it answers 409 `version_conflict`."""
 
-class NotFinished(Exception):
+class NotFinished(Refusal):
     """A rematch of a game that is not finished (409 `not_finished`)."""
+
+    status = 409
+    error = "not_finished"
 
 
 def rematch_seat(record: GameRecord, seat: int) -> int:

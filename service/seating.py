@@ -15,8 +15,10 @@ from typing import Any, TypeVar
 
 from engine import GameFinished
 from engine.protocol import Event
+from service.records import GameRecord, SeatRecord, Status, hash_token
+from service.refusals import Refusal
 from service.scheduling import Queues
-from service.store import GameRecord, GameStore, SeatRecord, Status, VersionConflict, hash_token
+from service.store import GameStore, VersionConflict
 from service.turns import play, record_change
 
 ATTEMPTS = 8
@@ -25,16 +27,25 @@ ATTEMPTS = 8
 T = TypeVar("T")
 
 
-class GameFull(Exception):
+class GameFull(Refusal):
     """Every human seat of the game is taken (409 `game_full`)."""
 
+    status = 409
+    error = "game_full"
 
-class SeatTaken(Exception):
+
+class SeatTaken(Refusal):
     """The asked seat is not an open human seat (409 `seat_taken`)."""
 
+    status = 409
+    error = "seat_taken"
 
-class InviteRequired(Exception):
+
+class InviteRequired(Refusal):
     """A private game's seat asked for without an unused invitation code of it (403 `invite_required`)."""
+
+    status = 403
+    error = "invite_required"
 
 
 def new_token() -> tuple[str, str]:

@@ -8,22 +8,16 @@ Keys share one hash tag per game (`<prefix>:{<game_id>}:...`) so the atomic writ
   write that applies its request (in the same step), then the request's first response, with a TTL
 - `<prefix>:{<id>}:version` pub/sub channel: the new version, published by every write (service/dispatcher.py);
   on a Redis Cluster a sharded channel (SPUBLISH), served by the primary of the game's slot
-- `<prefix>:index:<status>` sorted set of public game ids, each scored by the Unix time its keys expire, for the lobby
-- `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
-- `<prefix>:index:<status>:private`, `<prefix>:index:<status>:<game>:private` the same for private games, which the
-  lobby never reads (the sweep and the metrics read both)
+- `<prefix>:index:...` the lobby's indexes, which span games (service/lobby_index.py)
 
 A game's `game` and `events` keys expire after its idle time (waiting, active) or retention time (finished),
 renewed by the writes (`GameStore.ttl_of`; a move only once per hundredth of that time, `GameStore.save`). Every
-write re-scores the game in the indexes but a move that leaves an active game active (the bulk of them: its entries
-were written when it became active).
-Scored by expiry, the indexes keep the most recently written (an active game: started) games first and the expired
-ones last, below the current time: a lobby page stops there without reading them, and the worker's sweep drops
-them (`prune_indexes`), or scores them again from their keys' lifetime when they live on (a long active game).
+write re-scores the game in the indexes (`GameStore.lobby`) but a move that leaves an active game active (the bulk
+of them: its entries were written when it became active).
 
-Every Lua script and MULTI touches the keys of one game only, so one hash slot (`script_keys` lists them, tests check
-their slots). The indexes, which span games, and the metrics are written by commands of their own, never in the
-same script or transaction as a game's keys: on a Redis Cluster each index key lives in the slot its name hashes to.
+Every Lua script (service/store_scripts.py) and MULTI touches the keys of one game only, so one hash slot
+(`script_keys` lists them, tests check their slots). The indexes and the metrics are written by commands of their
+own, never in the same script or transaction as a game's keys.
 
 Flask-free: the RQ worker imports it too.
 """
@@ -31,85 +25,28 @@ Flask-free: the RQ worker imports it too.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
-import hmac
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
-from enum import StrEnum
+from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
 import redis
 from redis.cluster import RedisCluster
 
 from service.config import lifetimes
+from service.lobby_index import LobbyIndexes
+from service.records import SEEN, GameRecord, Status, game_key, stored_record
 from service.redis_clients import STORE_ERRORS, is_cluster
+from service.refusals import Refusal
+from service.store_scripts import script_sources
 
 log = logging.getLogger(__name__)
 
 
-class Status(StrEnum):
-    """A game's status (docs/API.md "Game lifecycle"): stored and sent as its string value."""
-
-    WAITING = "waiting"  # some human seat is open
-    ACTIVE = "active"
-    FINISHED = "finished"
-
-
-STATUSES = tuple(Status)
-
-# One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
-# write the record, append the events, claim the request's Idempotency-Key (KEYS[4] holds ARGV[6] for ARGV[7]
-# seconds; none when ARGV[6] is ''), renew the game's lifetime (ARGV[4] seconds, docs/operations/limits.md
-# "Lifetimes", or '': `GameStore.save` renewed it a moment ago; its presence lives in the same hash), publish
-# (docs/API.md versions). Nothing is half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or
-# SPUBLISH on a Redis Cluster. 0: another version; -1: the deadline passed.
-_COMPARE_AND_SET = """
-local current = redis.call('HGET', KEYS[1], 'version')
-if current ~= ARGV[1] then return 0 end
-if ARGV[5] ~= '' then
-  local now = redis.call('TIME')
-  if tonumber(now[1]) + tonumber(now[2]) / 1000000 >= tonumber(ARGV[5]) then return -1 end
-end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-if #ARGV >= 8 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 8)) end
-if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'EX', ARGV[7]) end
-if ARGV[4] ~= '' then
-  redis.call('EXPIRE', KEYS[1], ARGV[4])
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
-end
-redis.call('{publish}', KEYS[3], ARGV[2])
-return 1
-"""
-
-# Delete a game only if it is still at the version its deleter read (a seat taken meanwhile keeps it alive). The
-# version after it is published so that every waiter wakes at once, reads, and finds no game.
-_COMPARE_AND_DELETE = """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('{publish}', KEYS[3], tonumber(ARGV[1]) + 1)
-return 1
-"""
-
-# Presence (the game hash's field ARGV[1]): at most one write per seat per ARGV[3] seconds, whichever process
-# serves the seat's requests; none once the game is gone (a write would make a hash of presence alone, for ever).
-_TOUCH_SEEN = """
-local stored = redis.call('HMGET', KEYS[1], 'version', ARGV[1])
-if not stored[1] then return 0 end
-if stored[2] and tonumber(ARGV[2]) - tonumber(stored[2]) < tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1
-"""
-
-
 RENEW_FRACTION = 0.01
 """A move renews its game's lifetime when the last renewal is this fraction of it old (`GameStore.save`)."""
-
-_SEEN = b"seen:"
-"""The prefix of a seat's presence field in the game's hash (`GameStore.touch_seen`)."""
 
 
 class KeyClaim(NamedTuple):
@@ -124,8 +61,19 @@ class KeyClaim(NamedTuple):
     seconds: int
 
 
-class VersionConflict(Exception):
-    """The game's version moved on since it was read: someone else's write won."""
+class VersionConflict(Refusal):
+    """The game's version moved on since it was read: someone else's write won (409 `version_conflict`).
+
+    Raised with the game's id; its `message` is the same for every game.
+    """
+
+    status = 409
+    error = "version_conflict"
+
+    @property
+    def message(self) -> str:
+        """What the client does next."""
+        return "the game changed meanwhile: read it again and retry"
 
 
 class ClockRanOut(VersionConflict):
@@ -135,238 +83,22 @@ class ClockRanOut(VersionConflict):
     about a second late (RQ's scheduler keeps whole seconds), and a move in that second must not win the race.
     """
 
-
-class GameNotFound(Exception):
-    """No game with that id (never created, or expired)."""
-
-
-class UnsafeEviction(Exception):
-    """Redis's `maxmemory-policy` may evict game keys (docs/operations/production.md): `check_eviction_policy`."""
+    @property
+    def message(self) -> str:
+        """Why the move was not applied, and what the client does next."""
+        return "your clock ran out before this move: the timeout is applied instead; read the game again"
 
 
-SAFE_EVICTION_POLICY = "noeviction"
+class GameNotFound(Refusal):
+    """No game with that id (never created, or expired): 404 `game_not_found`, raised with the game's id."""
 
-
-def check_eviction_policy(client: redis.Redis, allowed: bool) -> str:
-    """Redis's `maxmemory-policy` (from INFO, which managed services that hide CONFIG still answer).
-
-    On a Redis Cluster (`client` a `RedisCluster`) every node's: the first unsafe one, else `noeviction`.
-
-    Every policy but `noeviction` may evict game keys when memory runs out, the `volatile-*` ones too (every key
-    of a game has a lifetime), and a game would then vanish without a trace, seconds after its 201.
-
-    Raises:
-        UnsafeEviction: the policy is not `noeviction` and `allowed` (`REDIS_EVICTION_ALLOWED`) is false.
-        redis.RedisError: Redis did not answer.
-    """
-    if is_cluster(client):  # every node, replicas too: one may be promoted
-        infos = list(client.info("memory", target_nodes=RedisCluster.ALL_NODES).values())
-    else:
-        infos = [client.info("memory")]
-    policies = {info.get("maxmemory_policy", SAFE_EVICTION_POLICY) for info in infos}
-    policy = next((name for name in sorted(policies) if name != SAFE_EVICTION_POLICY), SAFE_EVICTION_POLICY)
-    if policy != SAFE_EVICTION_POLICY and not allowed:
-        raise UnsafeEviction(
-            f"Redis's maxmemory-policy is {policy}: when memory runs out it may evict game keys and games would "
-            f"silently vanish. Set maxmemory-policy {SAFE_EVICTION_POLICY} (docs/operations/production.md), or "
-            "REDIS_EVICTION_ALLOWED=1 to run anyway."
-        )
-    return policy
-
-
-@dataclass
-class SeatRecord:
-    """One seat: `kind` "human" or "ai"; a human seat is open until `token_hash` is set.
-
-    `invite_hash` is the hash of the invitation code that seated the player of a private game: it is given back
-    to the game's unused codes if that player leaves before the game starts.
-    """
-
-    kind: str
-    name: str | None = None
-    level: str | None = None
-    token_hash: str | None = None
-    invite_hash: str | None = None
+    status = 404
+    error = "game_not_found"
 
     @property
-    def is_open(self) -> bool:
-        """True for a human seat nobody has taken yet."""
-        return self.kind == "human" and self.token_hash is None
-
-
-@dataclass
-class GameRecord:
-    """A game as stored: metadata, seats and the engine state (`engine` game module's `dump_state` output).
-
-    `ai_delays_since` maps a seat (its number as a string: a JSON key) to the Unix time in seconds at which the
-    AI delay it has at this version began (service/turns.py `ai_delays_since`), e.g. `{"1": 1764500000.25}`;
-    records stored before the field existed load with `{}`, which schedules from the time of reading.
-
-    `clock` is the state of the game's clock at this version (service/clocks.py), None without `options.clock`.
-    `visibility` is "public" (listed in the lobby) or "private"; `invites` holds the hashes of a private game's
-    unused invitation codes. `invite_codes` holds, as they are, every code it made: those of its creation and
-    those made when a seat that no code had taken (its creator's) was freed (service/seating.py `leave`). Its
-    players still seated are shown the unused ones (`shown_invites`), so that no open seat waits for a code only a
-    player who left holds; like the hidden hands, a code is only as safe as Redis. `rematch`
-    is `{"game_id": ...}` once a rematch of this finished game was created; `rematch_of` is the finished game's id
-    in its rematch. Records stored before these fields existed load with their defaults.
-
-    `written_at` is the Unix time in seconds (the writer's clock) at which `GameStore.create` or `GameStore.save`
-    stored this version; records stored before the field existed load with 0.0, as if written long ago. It tells a
-    turn whose job is not enqueued yet from one whose job was lost (service/turns.py `revive_ai_turns`).
-    `renewed_at` is the `written_at` of the latest write that renewed the lifetime of the game's keys
-    (`GameStore.save`); 0.0 for records stored before the field existed.
-    """
-
-    game_id: str
-    game: str
-    version: int
-    status: str
-    created_at: float
-    seats: list[SeatRecord]
-    options: dict[str, Any]
-    state: dict[str, Any]
-    result: dict[str, Any] | None = None
-    ai_delays_since: dict[str, float] = field(default_factory=dict)
-    clock: dict[str, Any] | None = None
-    visibility: str = "public"
-    invites: list[str] = field(default_factory=list)
-    invite_codes: list[str] = field(default_factory=list)
-    rematch: dict[str, str] | None = None
-    rematch_of: str | None = None
-    written_at: float = 0.0
-    renewed_at: float = 0.0
-    last_seen: dict[int, float] = field(default_factory=dict, repr=False, compare=False, metadata={"stored": False})
-    """Seat -> Unix time of its last recorded request (presence, `GameStore.touch_seen`), as the read of this record
-    found it (`GameStore.load`); seats never seen are absent. Never in the record's JSON (the hash's `seen:<seat>`
-    fields hold it), but carried by `dataclasses.replace`: the version a write makes is answered with the presence
-    its writer read."""
-    decoded: Any = field(default=None, init=False, repr=False, compare=False)
-    """The engine state `state` decodes to, kept by `engine_state` (never stored; `dataclasses.replace` drops it)."""
-    views: dict[int | None, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
-    """The API view of this version per seat (None: spectator), built once (service/views.py `game_view`)."""
-    bodies: dict[int | None, tuple[Any, bytes]] = field(default_factory=dict, init=False, repr=False, compare=False)
-    """The JSON body of this version's view per seat, with the presence and `pending_ai` it was sent with (the key
-    it is kept under: service/views.py `view_body`)."""
-    read_at: float | None = field(default=None, init=False, repr=False, compare=False)
-    """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
-    text: str | None = field(default=None, init=False, repr=False, compare=False)
-    """The JSON text this record was read as or written as (`to_json`): `GameStore.load` reuses a known record only
-    if Redis holds that very text, since a failover can lose a write and let another take its version."""
-
-    def engine_state(self) -> Any:
-        """The game module's state object for `state`, decoded at most once per record.
-
-        Decoding is the costly part of reading a game (~5 ms for an 8-seat Talmut table), and one request reads the
-        state several times (the view, whose turn it is, the AI turns due): they all share this one decode. Engine
-        states are immutable, so sharing is safe.
-        """
-        if self.decoded is None:
-            from engine import GAMES
-
-            self.decoded = GAMES[self.game].load_state(self.state)
-        return self.decoded
-
-    def to_json(self) -> str:
-        """The stored JSON text; also kept as `text`."""
-        data = {name: getattr(self, name) for name in _stored_fields(GameRecord)}
-        data["seats"] = [seat.__dict__ for seat in self.seats]
-        self.text = json.dumps(data, separators=(",", ":"))
-        return self.text
-
-    @classmethod
-    def from_json(cls, text: bytes | str) -> GameRecord:
-        """Inverse of `to_json`.
-
-        Keys that are not fields of this version are ignored: during a rolling deploy, processes of two versions
-        read each other's records.
-        """
-        data = json.loads(text)
-        data["seats"] = [SeatRecord(**_known(SeatRecord, seat)) for seat in data["seats"]]
-        record = cls(**_known(cls, data))
-        record.text = text if isinstance(text, str) else text.decode()
-        return record
-
-    def open_seats(self) -> list[int]:
-        """Seat numbers of the human seats not taken yet."""
-        return [number for number, seat in enumerate(self.seats) if seat.is_open]
-
-    @property
-    def by_invitation(self) -> bool:
-        """Whether the open seats are taken with invitation codes: a private game, not a rematch.
-
-        A rematch's seats are kept for its players (service/rematch.py).
-        """
-        return self.visibility == "private" and self.rematch_of is None
-
-    def shown_invites(self) -> list[str] | None:
-        """The codes of `invite_codes` still unused, which the seated players' views show while the game waits.
-
-        None where a view shows none: a public game, a rematch, a game that started.
-        """
-        if not self.by_invitation or self.status != Status.WAITING:
-            return None
-        return [code for code in self.invite_codes if hash_token(code) in self.invites]
-
-
-@functools.cache
-def _stored_fields(record_type: type) -> tuple[str, ...]:
-    return tuple(item.name for item in fields(record_type) if item.init and item.metadata.get("stored", True))
-
-
-def _known(record_type: type, data: dict[str, Any]) -> dict[str, Any]:
-    names = _stored_fields(record_type)
-    return {key: value for key, value in data.items() if key in names}
-
-
-def _stored_record(game_hash: dict[bytes, bytes], known: GameRecord | None) -> GameRecord | None:
-    """The record a game's hash holds (`known` if it is that very text), with its presence; None: no game.
-
-    `last_seen` is set to a new dict, never changed after: a request holding the record's last one may read it.
-    """
-    text = game_hash.get(b"record")
-    if text is None:
-        return None
-    stored = text.decode()
-    record = known if known is not None and known.text == stored else None
-    if record is None:
-        record = GameRecord.from_json(stored)  # a new version (else: skip decoding it again, service/cache.py)
-    record.last_seen = {int(name[len(_SEEN):]): float(moment) for name, moment in game_hash.items()
-                        if name.startswith(_SEEN)}
-    return record
-
-
-def index_key(prefix: str, status: str, game: str | None = None, private: bool = False) -> str:
-    """`<prefix>:index:<status>[:<game>][:private]`: the games with `status` (and of `game`), public or private."""
-    key = f"{prefix}:index:{status}" if game is None else f"{prefix}:index:{status}:{game}"
-    return key + ":private" if private else key
-
-
-def hash_token(token: str) -> str:
-    """The stored form of a player token: hex SHA-256 (the token itself is never stored)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def seat_for_hash(record: GameRecord, presented: str) -> int | None:
-    """The seat whose token hashes to `presented` (`hash_token`), compared in constant time; None: no seat's.
-
-    No Redis read: a stream or a long-poll checks its token against each record it is about to answer with.
-    """
-    found = None
-    for number, seat in enumerate(record.seats):
-        if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, presented):
-            found = number
-    return found
-
-
-def script_sources(sharded: bool) -> dict[str, str]:
-    """The store's Lua scripts by name, publishing with SPUBLISH when `sharded` (a Redis Cluster), else PUBLISH."""
-    publish = "SPUBLISH" if sharded else "PUBLISH"
-    return {
-        "compare_and_set": _COMPARE_AND_SET.format(publish=publish),
-        "compare_and_delete": _COMPARE_AND_DELETE.format(publish=publish),
-        "touch_seen": _TOUCH_SEEN,
-    }
+    def message(self) -> str:
+        """The id asked for."""
+        return f"no game {self}"
 
 
 def unreplicated_key(prefix: str) -> str:
@@ -405,13 +137,15 @@ class GameStore:
         self._compare_and_set = client.register_script(scripts["compare_and_set"])
         self._compare_and_delete = client.register_script(scripts["compare_and_delete"])
         self._touch_seen = client.register_script(scripts["touch_seen"])
+        self.lobby = LobbyIndexes(client, prefix, self.ttl_of)
+        """The lobby's indexes of the games under `prefix`."""
 
     def ttl_of(self, record: GameRecord) -> int:
         """Seconds the keys of `record` live after this write: the retention time once finished, else the idle time."""
         return self.retention_seconds if record.status == Status.FINISHED else self.idle_ttl_seconds
 
     def _key(self, game_id: str, part: str) -> str:
-        return f"{self.prefix}:{{{game_id}}}:{part}"
+        return game_key(self.prefix, game_id, part)
 
     def channel(self, game_id: str) -> str:
         """The pub/sub channel on which each new version of the game is published."""
@@ -441,13 +175,13 @@ class GameStore:
         if not created:
             raise VersionConflict(record.game_id)
         try:
-            self._index(record)
+            self.lobby.index(record)
         except STORE_ERRORS:
             # e.g. memory ran out between the two writes: take the game back (deleting is allowed when Redis is
             # full) so that the error means "nothing was changed"
             with contextlib.suppress(*STORE_ERRORS):
                 self.client.delete(key, self._key(record.game_id, "events"))
-                self.forget(record.game_id)
+                self.lobby.forget(record.game_id)
             raise
 
     def load(self, game_id: str, known: GameRecord | None = None) -> GameRecord:
@@ -467,7 +201,7 @@ class GameStore:
     @staticmethod
     def _found(game_id: str, game_hash: dict[bytes, bytes], known: GameRecord | None, started: float) -> GameRecord:
         """The record of a game's hash read from monotonic time `started` on (`load`)."""
-        record = _stored_record(game_hash, known)
+        record = stored_record(game_hash, known)
         if record is None:
             raise GameNotFound(game_id)
         record.read_at = started if record.read_at is None else max(record.read_at, started)
@@ -505,7 +239,7 @@ class GameStore:
         active keeps its index entries as they are: they were written when it became active, and a move rewriting
         them (four commands) would only move its expiry score on. The lobby lists active games by the time they
         started, and the worker's sweep scores a game that outlives its entry again from its keys' lifetime
-        (`prune_indexes`).
+        (`LobbyIndexes.prune`).
 
         Raises:
             ClockRanOut: Redis's clock is at or past `deadline`; nothing was written.
@@ -534,7 +268,7 @@ class GameStore:
         if previous_status == record.status == Status.ACTIVE:
             return
         try:
-            self._index(record)
+            self.lobby.index(record)
         except STORE_ERRORS:  # the write is stored: a stale index entry heals itself (`listing`)
             log.warning("game %s: index not updated", record.game_id, exc_info=True)
 
@@ -580,7 +314,7 @@ class GameStore:
         keys = self.script_keys(game_id)["compare_and_delete"]
         if not self._compare_and_delete(keys=keys, args=[str(expected_version)]):
             raise VersionConflict(game_id)
-        self.forget(game_id)
+        self.lobby.forget(game_id)
 
     def touch_seen(self, record: GameRecord, seat: int, now: float, every_seconds: float) -> bool:
         """Record that `seat` of `record`'s game made a request at `now` (Unix time); True when written.
@@ -589,68 +323,14 @@ class GameStore:
         the game's hash (`seen:<seat>`), it lives as long as the game; when written, `record.last_seen` shows it.
         """
         keys = self.script_keys(record.game_id)["touch_seen"]
-        written = bool(self._touch_seen(keys=keys, args=[f"{_SEEN.decode()}{seat}", repr(now), every_seconds]))
+        written = bool(self._touch_seen(keys=keys, args=[f"{SEEN.decode()}{seat}", repr(now), every_seconds]))
         if written:
             record.last_seen = {**record.last_seen, seat: now}
         return written
 
     def forget_seen(self, game_id: str, seat: int) -> None:
         """Drop `seat`'s presence (its player left the seat: whoever takes it next has not been seen)."""
-        self.client.hdel(self._key(game_id, "game"), f"{_SEEN.decode()}{seat}")
-
-    def index_key(self, status: str, game: str | None = None, private: bool = False) -> str:
-        """The sorted set of the public (or `private`) games with `status` (and of `game`), scored by expiry time."""
-        return index_key(self.prefix, status, game, private)
-
-    def _all_indexes(self) -> list[str]:
-        from engine import GAMES
-
-        return [self.index_key(status, game, private)
-                for status in STATUSES for game in (None, *GAMES) for private in (False, True)]
-
-    def _index(self, record: GameRecord, stale: str | None = None) -> None:
-        # After the write, not inside it: the index keys live in another hash slot. A stale entry is harmless
-        # because the lobby re-reads each record, and the sweep re-scores it from the game's own lifetime.
-        expires = time.time() + self.ttl_of(record)
-        private = record.visibility == "private"  # set at creation, never changed: one family of indexes
-        # A status only moves on (waiting, active, finished): the game is in no index of a later status than its
-        # own, but for an index write that outlived a lost write (a failover): `stale`, the index `listing` found it in
-        earlier = {*STATUSES[:STATUSES.index(Status(record.status))], *([stale] if stale else [])} - {record.status}
-        with self.client.pipeline(transaction=False) as pipe:
-            for status in (*sorted(earlier), record.status):
-                for index in (self.index_key(status, None, private), self.index_key(status, record.game, private)):
-                    if status == record.status:
-                        pipe.zadd(index, {record.game_id: expires})
-                    else:
-                        pipe.zrem(index, record.game_id)
-            pipe.execute()
-
-    def prune_indexes(self, batch: int = 500) -> int:
-        """Drop expired games from every index, at most `batch` per index; returns how many entries were dropped.
-
-        An entry past its score is checked against its game's remaining lifetime first: a game whose index write
-        was lost (an outage right after the move) lives on, and is scored again from its own TTL.
-        """
-        now = time.time()
-        dropped = 0
-        for index in self._all_indexes():
-            ids = cast(list[bytes], self.client.zrangebyscore(index, "-inf", now, start=0, num=batch))
-            if not ids:
-                continue
-            with self.client.pipeline(transaction=False) as pipe:
-                for game_id in ids:
-                    pipe.pttl(self._key(game_id.decode(), "game"))
-                lifetimes = pipe.execute()
-            gone = [game_id for game_id, left in zip(ids, lifetimes, strict=True) if left < 0]
-            alive = {game_id: now + left / 1000 for game_id, left in zip(ids, lifetimes, strict=True) if left >= 0}
-            with self.client.pipeline(transaction=False) as pipe:
-                if gone:
-                    pipe.zrem(index, *gone)
-                if alive:
-                    pipe.zadd(index, alive)
-                pipe.execute()
-            dropped += len(gone)
-        return dropped
+        self.client.hdel(self._key(game_id, "game"), f"{SEEN.decode()}{seat}")
 
     def check_writable(self) -> None:
         """Write one short-lived key: raises redis.exceptions.OutOfMemoryError when Redis is full (`/readyz`)."""
@@ -659,65 +339,6 @@ class GameStore:
     def events(self, game_id: str) -> list[dict[str, Any]]:
         """All stored events of the game, oldest first."""
         return [json.loads(item) for item in self.client.lrange(self._key(game_id, "events"), 0, -1)]
-
-    def listing(
-        self, status: str, game: str | None, offset: int, limit: int,
-        known: Callable[[str], GameRecord | None] = lambda game_id: None,
-    ) -> tuple[list[GameRecord], bool]:
-        """Up to `limit` records of games with `status` (and of `game`) after the first `offset`; more to come?
-
-        `known(game_id)` is a record of the game read before (service/cache.py), used instead of decoding the
-        stored one again when it is still current.
-
-        Most recently written first (an active game: most recently started, `save`). O(limit) whatever the number
-        of games or the offset: one range by rank of the index (O(log n) in Redis) and one pipelined read of the
-        records (with their presence, as `load`) per `limit + 1` entries. It stops at the first entry past its
-        expiry time, as all below it are too. An entry whose game is gone (expired since) or
-        has another status (an index write lost to an outage) is put right and skipped. Private games are in
-        indexes of their own, never read here (docs/API.md: a private game is never listed).
-        """
-        index = self.index_key(status, game)
-        now = time.time()
-        records: list[GameRecord] = []
-        position = offset
-        while len(records) <= limit:
-            entries = cast(list[tuple[bytes, float]],
-                           self.client.zrevrange(index, position, position + limit, withscores=True))
-            live = [game_id.decode() for game_id, expires in entries if expires > now]
-            with self.client.pipeline(transaction=False) as pipe:
-                for game_id in live:
-                    pipe.hgetall(self._key(game_id, "game"))
-                stored = pipe.execute()
-            for game_id, game_hash in zip(live, stored, strict=True):
-                record = _stored_record(game_hash, known(game_id))
-                if record is None:
-                    self.forget(game_id)  # expired a moment ago
-                elif record.status != status:
-                    self._index(record, stale=status)
-                else:
-                    records.append(record)
-                    continue
-                position -= 1  # the entry left this index
-            if len(live) < len(entries) or len(entries) <= limit:
-                break  # past the live entries, or the end of the index
-            position += len(entries)
-        return records[:limit], len(records) > limit
-
-    def forget(self, game_id: str) -> None:
-        """Drop a game that expired from every index (the lobby's and the per-game ones of the metrics)."""
-        with self.client.pipeline(transaction=False) as pipe:
-            for index in self._all_indexes():
-                pipe.zrem(index, game_id)
-            pipe.execute()
-
-    def active_game_ids(self) -> list[str]:
-        """Ids of the active games, public and private, not expired by the indexes (`load` tells if one just did)."""
-        now = time.time()
-        with self.client.pipeline(transaction=False) as pipe:
-            for private in (False, True):
-                pipe.zrangebyscore(self.index_key(Status.ACTIVE, None, private), now, "+inf")
-            public, private_ids = pipe.execute()
-        return list(dict.fromkeys(game_id.decode() for game_id in [*public, *private_ids]))
 
     def count(self, name: str) -> int:
         """Add one to the counter `name` (e.g. a `revive_key`), kept for the idle time; the new count."""

@@ -16,8 +16,9 @@ from service.auth import Reader, mark_present
 from service.dispatcher import TooManyWaiters
 from service.errors import envelope
 from service.extensions import services
+from service.records import GameRecord, Status
 from service.redis_clients import STORE_ERRORS
-from service.store import GameNotFound, GameRecord, Status
+from service.store import GameNotFound
 from service.turns import pending_ai
 from service.views import view_body
 

@@ -32,14 +32,16 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.cards import parse_deck
 from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
-from service import clocks, pauses
+from service import clocks, pauses, presence
 from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.idempotency import IdempotentRequest
+from service.records import GameRecord, SeatRecord, Status
 from service.redis_clients import STORE_ERRORS
+from service.refusals import Refusal
 from service.scheduling import JobQueue, Queues, enqueue_once
-from service.store import ClockRanOut, GameRecord, GameStore, KeyClaim, SeatRecord, Status, VersionConflict
+from service.store import ClockRanOut, GameStore, KeyClaim, VersionConflict
 from service.views import stored_event
 
 AI_JOB = "worker.jobs.play_ai_turn"
@@ -58,8 +60,11 @@ ARRIVAL_RETRIES = 3
 log = logging.getLogger(__name__)
 
 
-class GameNotStarted(Exception):
+class GameNotStarted(Refusal):
     """An action sent to a game that is still waiting for players (docs/API.md errors: 409 game_not_started)."""
+
+    status = 409
+    error = "game_not_started"
 
 
 def make_queue(connection: redis.Redis, name: str) -> Queue:
@@ -75,18 +80,25 @@ def ai_job_id(game_id: str, version: int, seat: int) -> str:
     return f"ai-{game_id}-{version}-{seat}"
 
 
-class UnknownGame(Exception):
+class UnknownGame(Refusal):
     """No game of that name is offered (404 `unknown_game`)."""
 
+    status = 404
+    error = "unknown_game"
 
-class InvalidSetup(Exception):
+
+class InvalidSetup(Refusal):
     """The seats asked for do not fit the game: their number, or an AI level it does not have (422)."""
+
+    status = 422
+    error = "invalid_request"
 
 
 def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: dict[str, object]) -> tuple[Any, Any]:
     """The game module and its parsed options, if `seats` and `options` fit game `game_name` (`create_game`'s check).
 
-    `options.clock` is left out of the game's options (the service's, service/schemas/clock.py).
+    `options.clock` and `options.presence` are left out of the game's options (the service's, validated with the
+    request).
 
     Raises:
         UnknownGame: no such game.
@@ -96,7 +108,9 @@ def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: dict[str
     if game_name not in GAMES:
         raise UnknownGame(f"no game called {game_name!r}")
     game = GAMES[game_name]
-    parsed_options = game.parse_options({name: value for name, value in options.items() if name != clocks.OPTION})
+    service_options = (clocks.OPTION, presence.OPTION)  # every game's, validated with the request
+    parsed_options = game.parse_options({name: value for name, value in options.items()
+                                         if name not in service_options})
     if len(seats) not in game.SEATS:
         raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
     for number, seat in enumerate(seats):
@@ -124,7 +138,8 @@ def create_game(
     creator's) already holding a token hash and a name. The game is `waiting` while a human seat is open, else
     `active` at once (an all-AI game plays itself). `deck` (card codes, top first) or `seed` fixes the deal; with
     neither, a random seed. `options.clock` is the service's, validated and in its stored form already
-    (service/schemas/clock.py); the other options are the game's.
+    (service/schemas/clock.py), as is `options.claim_after_seconds` (service/presence.py); the other options are
+    the game's.
     A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
     open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
     `rematch_of` names the finished game whose rematch this is (service/rematch.py). `game_id` is the new game's

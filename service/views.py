@@ -17,7 +17,8 @@ from engine.protocol import Event, capabilities
 from engine.redaction import event_for
 from service.clocks import clock_view, utc_iso
 from service.pauses import pause_ends
-from service.store import GameRecord, Status
+from service.presence import claim_block, with_claims
+from service.records import GameRecord, Status
 
 
 def game_view(record: GameRecord, seat: int | None, pending_ai: list[int]) -> dict[str, Any]:
@@ -68,9 +69,11 @@ def _view(record: GameRecord, seat: int | None) -> dict[str, Any]:
     ]
     for entry, seat_clock in zip(seats, seat_clocks, strict=False):
         entry["clock"] = seat_clock
-    extra = {}
+    extra: dict[str, Any] = {}
     if seat is not None and (invites := record.shown_invites()) is not None:
         extra["invites"] = invites  # to share: codes only the seated players are shown (service/seating.py leave)
+    if (claim := claim_block(record)) is not None:
+        extra["claim"] = claim  # only in games with options.claim_after_seconds (service/presence.py)
     return {
         "game_id": record.game_id,
         "game": record.game,
@@ -98,13 +101,14 @@ def with_presence(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str
     player's token still moves (it reads the spectator view, service/auth.py `reading_seat`).
 
     Presence is written without a new version (at most every 10 s per seat), so it is added per request, never
-    kept in the memoised view; `view` itself is not changed.
+    kept in the memoised view; `view` itself is not changed. So is the `claim` block's `from` of each awaited
+    seat (service/presence.py `with_claims`) in a game with `options.claim_after_seconds`.
     """
     seats = [
         {**entry, "last_seen": utc_iso(last_seen[entry["seat"]]) if entry["seat"] in last_seen else None}
         for entry in view["seats"]
     ]
-    return {**view, "seats": seats}
+    return with_claims({**view, "seats": seats}, last_seen)
 
 
 def view_body(record: GameRecord, seat: int | None, pending_ai: list[int], last_seen: dict[int, float]) -> bytes:

@@ -23,10 +23,11 @@ import yaml
 
 from engine import GAMES
 from service.app import create_app
-from service.errors import DEFAULT_ERROR_CODES, REFUSALS, STATUS_OF_GAME_ERROR
+from service.errors import DEFAULT_ERROR_CODES, STATUS_OF_GAME_ERROR
 from service.routes.rules import describe
 from service.routes.web import STATIC
 from tests.shared import SHARED
+from tests.test_architecture import declared_refusals
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = json.loads((REPO / "openapi" / "openapi.json").read_text())
@@ -82,10 +83,11 @@ def page(site: Path, name: str) -> str:
 
 
 def emitted_error_codes() -> set[str]:
-    """Every `error` the service can answer: engine errors, the refusals and defaults of service/errors.py, and each
-    literal the code passes as `error=`, to `envelope(status, code, ...)`, as an `"error"` key or as the fallback."""
+    """Every `error` the service can answer: engine errors, the refusals (service/refusals.py), the defaults of
+    service/errors.py, and each literal the code passes as `error=`, to `envelope(status, code, ...)`, as an
+    `"error"` key or as the fallback."""
     codes = {error.error_code for error in STATUS_OF_GAME_ERROR}
-    codes |= {code for _, code in REFUSALS.values()} | set(DEFAULT_ERROR_CODES.values())
+    codes |= {refusal.error for refusal in declared_refusals()} | set(DEFAULT_ERROR_CODES.values())
     for path in (REPO / "service").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             literals: list[ast.expr] = []

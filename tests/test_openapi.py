@@ -28,8 +28,8 @@ def test_spec_is_openapi_3_0_with_every_route():
     assert set(spec["paths"]) == {
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
         "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
-        "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/healthz", "/readyz", "/metrics",
-        "/v1/matches", "/v1/matches/{ticket_id}", "/v1/matches/{ticket_id}/stream",
+        "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/v1/games/{game_id}/claim", "/healthz",
+        "/readyz", "/metrics", "/v1/matches", "/v1/matches/{ticket_id}", "/v1/matches/{ticket_id}/stream",
     }
 
 
@@ -99,8 +99,9 @@ OPERATION_IDS = {
     ("get", "/v1/matches/{ticket_id}/stream"): "streamMatchTicket",
     ("post", "/v1/games/{game_id}/leave"): "leaveGame",
     ("post", "/v1/games/{game_id}/rematch"): "rematchGame",
+    ("post", "/v1/games/{game_id}/claim"): "claimGame",
 }
-VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "cancel")
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "claim", "cancel")
 
 
 def test_every_operation_has_a_short_stable_verb_first_id():
@@ -194,3 +195,23 @@ def test_the_lifecycle_operations_have_ids_examples_and_their_error_codes():
         assert {"visibility", "clock", "rematch"} <= set(schemas[f"{camel(game_id)}View"]["required"])
         assert {"invite", "invites"} <= set(schemas[f"{camel(game_id)}SeatedView"]["properties"])
     assert {"last_seen", "clock"} <= set(schemas["SeatView"]["properties"])
+
+
+def test_the_claim_is_documented_with_its_option_its_view_block_and_its_error_codes():
+    """Issue 41 point 4: `options.claim_after_seconds`, the view's `claim` and `POST /claim` (docs/api-additions.md)."""
+    spec = json.loads(SPEC.read_text())
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    claim = paths["/v1/games/{game_id}/claim"]["post"]
+    assert claim["security"] == [{"bearer": []}] and "requestBody" not in claim
+    assert "not_your_claim" in claim["responses"]["403"]["description"]
+    assert all(code in claim["responses"]["409"]["description"]
+               for code in ("claim_too_early", "claim_not_allowed", "game_finished", "game_not_started"))
+    option = schemas["CreateGame"]["properties"]["options"]["properties"]["claim_after_seconds"]
+    assert (option["type"], option["minimum"], option["maximum"]) == ("integer", 30, 7 * 86400)
+    assert set(schemas["Claim"]["properties"]) == {"after_seconds", "seats"}
+    assert set(schemas["ClaimSeat"]["properties"]) == {"seat", "from"}
+    from engine import GAMES
+
+    for game_id in GAMES:
+        view = schemas[f"{camel(game_id)}View"]
+        assert "claim" in view["properties"] and "claim" not in view["required"]

@@ -18,9 +18,9 @@ import engine  # noqa: F401 - loaded before work(): the first job starts warm
 import worker.jobs  # noqa: F401
 from service.cli import die_with_parent
 from service.config import eviction_allowed, queue_url, redis_settings, worker_shard
+from service.eviction import UnsafeEviction, check_eviction_policy
 from service.logs import configure_logging
 from service.redis_clients import UntilRedisAnswers, check_sentinel_password, queue_client
-from service.store import UnsafeEviction, check_eviction_policy
 from worker.jobs import game_client
 from worker.sweeper import CardroomWorker
 
@@ -31,7 +31,7 @@ def main() -> None:
     """Process AI jobs until stopped (SIGINT/SIGTERM finish the current job first), through any Redis outage.
 
     Exits at once with a message if a Redis's `maxmemory-policy` (the game state's or the queue's) may evict keys
-    (service/store.py), if a Redis Sentinel refuses `REDIS_SENTINEL_PASSWORD` (service/config.py
+    (service/eviction.py), if a Redis Sentinel refuses `REDIS_SENTINEL_PASSWORD` (service/config.py
     `check_sentinel_password`), or if `RQ_REDIS_URL` lists several queue Redis or `RQ_REDIS_SHARD` is malformed.
     """
     configure_logging()

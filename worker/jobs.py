@@ -20,9 +20,10 @@ from engine.protocol import Action, Event
 from service import config, redis_clients
 from service.cache import RecordCache
 from service.game_metrics import PENDING, observe_ai_decision
+from service.records import GameRecord, Status
 from service.redis_clients import UntilRedisAnswers
 from service.scheduling import Queues
-from service.store import GameNotFound, GameRecord, GameStore, Status, VersionConflict
+from service.store import GameNotFound, GameStore, VersionConflict
 from service.turns import make_queue, play
 from service.views import ai_seat_view
 

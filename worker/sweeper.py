@@ -25,7 +25,7 @@ picks it) looks at each active game under `KEY_PREFIX` whose AI turns go to its 
 (`service.turns.revive_ai_turns`); the version check makes the move happen exactly once even if the old job was
 only slow. It schedules again, the same way, a clock's timeout whose job is gone (worker/timeouts.py
 `revive_timeouts`). One sweep an interval, over all the queue Redis, also drops expired games from the indexes
-(`GameStore.prune_indexes`).
+(`LobbyIndexes.prune`, service/lobby_index.py).
 """
 
 from __future__ import annotations
@@ -335,7 +335,7 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     if not store.client.set(lock if count == 1 else f"{lock}:{index}", 1, nx=True, px=expiry):
         return []  # another worker of this queue Redis swept within this interval
     if count == 1 or store.client.set(lock, 1, nx=True, px=expiry):
-        store.prune_indexes()  # first: it also re-scores a live game whose index write was lost
+        store.lobby.prune()  # first: it also re-scores a live game whose index write was lost
     revived = []
     queues = Queues([make_queue(queue.connection, queue.name)])
     # quick-match fallbacks due (docs/api-additions.md "Quick match"): here, not one RQ job per ticket, since a
@@ -343,13 +343,13 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # ticket is matched or cancelled first; a due fallback waits at most an interval (a polling client's read
     # seats it at once)
     Matchmaker(store).fall_back_due(queues, shard)
-    for game_id in store.active_game_ids():
+    for game_id in store.lobby.active_game_ids():
         if count > 1 and queue_shard(game_id, count) != index:
             continue  # another queue Redis's: its workers sweep it
         try:
             record = store.load(game_id)
         except GameNotFound:
-            store.forget(game_id)  # expired
+            store.lobby.forget(game_id)  # expired
             continue
         except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
             log.exception("sweep: cannot read the record of game %s", game_id)

@@ -21,8 +21,9 @@ from engine.errors import IllegalAction
 from engine.players import choose_action
 from engine.protocol import Action, Event
 from service import clocks
+from service.records import GameRecord
 from service.scheduling import Queues
-from service.store import GameRecord, GameStore, VersionConflict
+from service.store import GameStore, VersionConflict
 from service.turns import MAX_REVIVES, job_is_live, play
 from service.views import ai_seat_view
 from worker.jobs import current_game, fallback_move, job_queues, outlasting

@@ -1,7 +1,7 @@
-"""Games: create, lobby, seats, view (ETag, long-poll), stream, actions, events, leave and rematch.
+"""Games: create, lobby, view (ETag, long-poll), stream, actions and events; seats are service/routes/seats.py.
 
 Actions take If-Match and Idempotency-Key. HTTP concerns only: the rules of creating and playing live in
-service/turns.py, clocks in service/clocks.py, rematches in service/rematch.py, identity and presence in
+service/turns.py, clocks in service/clocks.py, identity and presence in
 service/auth.py, the `Idempotency-Key` protocol in service/idempotency.py, reading and following a game in
 service/streams.py (waiting in service/dispatcher.py).
 """
@@ -18,17 +18,17 @@ from marshmallow import ValidationError
 from engine import GAMES
 from engine.protocol import Action
 from service.auth import bearer_token, player_seat, reader, reading_seat, unauthorized
-from service.extensions import Blueprint, services
+from service.extensions import services
 from service.idempotency import IdempotentRequest
+from service.records import GameRecord, Status, hash_token
 from service.redis_clients import STORE_ERRORS
-from service.rematch import join_rematch
+from service.routes.game_blueprint import blp, view_of, view_response
 from service.schemas.actions import ACTION_SCHEMAS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
     ETAG_HEADER,
     IDEMPOTENCY_KEY,
     IF_MATCH,
-    JOIN_EXAMPLE,
     LINKS_OF_A_VIEW,
     NOT_MODIFIED_HEADERS,
     NOTHING_NEW,
@@ -38,9 +38,6 @@ from service.schemas.games import (
     EventsQuerySchema,
     GameListQuerySchema,
     GameListSchema,
-    JoinSchema,
-    LeftSchema,
-    RematchSchema,
     SeatedViewSchema,
     StreamHeadersSchema,
     StreamQuerySchema,
@@ -48,26 +45,10 @@ from service.schemas.games import (
     ViewQuerySchema,
     ViewSchema,
 )
-from service.seating import invitations, leave, new_seats, retried, take_seat
-from service.store import GameRecord, Status, hash_token
+from service.seating import invitations, new_seats
 from service.streams import reading_extras, view_events, wait_for_version
 from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
-from service.views import event_view, game_view, json_text, view_body, with_presence
-
-blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Games, seats, views, actions and events")
-
-
-@blp.after_request
-def varying_with_the_token(response: Response) -> Response:
-    """`Vary: Authorization` on every answer about one game, added to a `Vary` already set, not over it.
-
-    Its view, long-poll, stream, events and actions are the token's seat's or the spectator's, under the same ETag
-    (the version), so a cache between must not answer one with the other (RFC 9110 §12.5.5).
-    """
-    if "game_id" in (request.view_args or {}):
-        response.vary.add("Authorization")
-    return response
-
+from service.views import event_view, game_view, json_text, with_presence
 
 _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false"}
 
@@ -82,24 +63,6 @@ def _what_the_body_is(body: Any) -> str:
         return _JSON_TYPES[type(body)]
     raw = request.get_data(cache=True).strip()
     return "empty" if not raw else "null" if raw == b"null" else "not valid JSON"
-
-
-def view_of(record: GameRecord, seat: int | None) -> dict[str, Any]:
-    """The API view of `record` for `seat`, with `pending_ai` read from the queue and each seat's `last_seen`."""
-    pending, seen = reading_extras(record)
-    return with_presence(game_view(record, seat, pending), seen)
-
-
-def view_response(record: GameRecord, seat: int | None, extras: tuple[list[int], dict[int, float]] | None = None,
-                  ) -> Response:
-    """`view_of(record, seat)` as a 200 JSON response with its ETag, sending the bytes kept for the version and seat.
-
-    The body is `view_body`'s (service/views.py), not a schema dump: the same bytes as Flask's JSON of the dump.
-    `extras`: `reading_extras(record)` when read already.
-    """
-    pending, seen = extras or reading_extras(record)
-    return current_app.response_class(view_body(record, seat, pending, seen) + b"\n", mimetype="application/json",
-                                      headers={"ETag": f'"{record.version}"'})
 
 
 @blp.route("")
@@ -163,32 +126,6 @@ class Games(MethodView):
             ],
             "next_offset": query["offset"] + query["limit"] if has_more else None,
         }
-
-
-@blp.route("/<game_id>/seats")
-class Seats(MethodView):
-    """Take a seat."""
-
-    @blp.doc(operationId="joinGame")
-    @blp.arguments(JoinSchema, example=JOIN_EXAMPLE)
-    @blp.response(201, SeatedViewSchema)
-    @blp.alt_response(403, schema="Error", description="invite_required")
-    @blp.alt_response(404, schema="Error", description="game_not_found")
-    @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
-    @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
-    def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
-        """Take an open human seat.
-
-        The lowest open seat unless `seat` is given. The game starts when every human seat is taken. A private
-        game's seat needs one of its `invite` codes, and each code seats one player once (403 `invite_required`).
-        """
-        def attempt() -> tuple[GameRecord, int, str]:
-            record = services().records.load(game_id)
-            return take_seat(services().store, services().queues, record, body["name"], body.get("seat"),
-                             body.get("invite"))
-
-        record, seat, token = retried(attempt)
-        return {**view_of(record, seat), "player_token": token}
 
 
 @blp.route("/<game_id>")
@@ -366,67 +303,3 @@ class Events(MethodView):
         return current_app.response_class(body + b"\n", mimetype="application/json")
 
 
-@blp.route("/<game_id>/leave")
-class Leave(MethodView):
-    """Leave."""
-
-    @blp.response(200, LeftSchema)
-    @blp.alt_response(401, schema="Error", description="unauthorized")
-    @blp.alt_response(404, schema="Error", description="game_not_found")
-    @blp.alt_response(409, schema="Error", description="game_finished, version_conflict")
-    @blp.doc(
-        operationId="leaveGame",
-        security=[{"bearer": []}],
-        responses={200: {"content": {"application/json": {"examples": {
-            "waiting": {"summary": "a waiting game: the seat is open again",
-                        "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "seat_freed", "version": 3}},
-            "active": {"summary": "an active game: a resignation",
-                       "value": {"game_id": "9b2f4c0e", "seat": 1, "outcome": "resigned", "version": 18}},
-        }}}}},
-    )
-    def post(self, game_id: str):  # type: ignore[no-untyped-def]
-        """Leave a game.
-
-        While it is waiting, your seat is open again and your token stops working (a private game's seat gets
-        back the invitation code that took it; the creator's seat, which no code took, a fresh one; the views of
-        the players still seated show every unused code as `invites`); if you were its last seated player, the
-        game is deleted. While it is active, leaving is resigning (Talmut: the easy AI plays your seat on,
-        talmut.md §3.17, and your token reads only the spectator view). Leaving again once your Talmut seat is the
-        AI's changes nothing. Your streams and long-polls held meanwhile end (`event: revoked`, 401).
-        """
-        def attempt() -> dict[str, Any]:
-            record = services().records.load(game_id)
-            return leave(services().store, services().queues, record, player_seat(record))
-
-        return retried(attempt)
-
-
-@blp.route("/<game_id>/rematch")
-class Rematch(MethodView):
-    """Play again."""
-
-    @blp.arguments(RematchSchema, required=False, example={"seed": 7})
-    @blp.response(201, SeatedViewSchema)
-    @blp.alt_response(200, schema=SeatedViewSchema, description="repeated: your seat in the rematch, as before")
-    @blp.alt_response(401, schema="Error", description="unauthorized")
-    @blp.alt_response(404, schema="Error", description="game_not_found")
-    @blp.alt_response(409, schema="Error", description="not_finished, version_conflict")
-    @blp.doc(operationId="rematchGame", security=[{"bearer": []}], responses={201: {"links": LINKS_OF_A_VIEW}})
-    def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
-        """Play a finished game again: the same game, options and seats in one new game.
-
-        The first call creates the rematch (with `seed`, a reproducible deal) and the old game's view and events
-        show `rematch: {game_id}`; every seated player who calls gets a seat and a token in that one game
-        (201), and calling again returns the same seat and token (200). Players move one seat on where the
-        rules let the first seat start (so the starting player changes), and keep their seats in Durak, where
-        the lowest trump decides. AI seats keep their levels. The rematch is private: only the old game's
-        players take its seats, each through this call; the game starts once all of them have.
-        """
-        record = services().records.load(game_id)
-        seat = player_seat(record)
-        token = bearer_token()
-        assert token is not None  # player_seat found the token's seat
-        new_record, new_seat, new_token, created = join_rematch(
-            services().store, services().queues, record, seat, token, (body or {}).get("seed")
-        )
-        return {**view_of(new_record, new_seat), "player_token": new_token}, 201 if created else 200

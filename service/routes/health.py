@@ -6,8 +6,8 @@ from flask import current_app
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
+from service.eviction import check_eviction_policy
 from service.extensions import Blueprint
-from service.store import check_eviction_policy
 
 blp = Blueprint("health", __name__, url_prefix="", description="Probes")
 

@@ -11,10 +11,13 @@ from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from engine import GAMES
 from service.clocks import OPTION as CLOCK
+from service.presence import MAX_SECONDS as MAX_CLAIM_SECONDS
+from service.presence import MIN_SECONDS as MIN_CLAIM_SECONDS
+from service.presence import OPTION as CLAIM
+from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
 from service.schemas.states import state_field
-from service.store import STATUSES
 
 NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")
@@ -65,6 +68,10 @@ class SeatSpecSchema(ma.Schema):
     )
 
 
+CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECONDS, MAX_CLAIM_SECONDS))
+"""`options.claim_after_seconds`, checked by `CreateGameSchema` (the options are a free object, each game's own)."""
+
+
 class CreateGameSchema(ma.Schema):
     """Create a game; the creator takes the first human seat."""
 
@@ -74,8 +81,12 @@ class CreateGameSchema(ma.Schema):
         keys=fields.String(), load_default=dict,
         metadata={
             "description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults; and `clock` for "
-            "every game (ClockOptions)",
-            "properties": {"clock": {"$ref": "#/components/schemas/ClockOptions"}},
+            "every game (ClockOptions), or `claim_after_seconds`",
+            "properties": {"clock": {"$ref": "#/components/schemas/ClockOptions"}, CLAIM: {
+                "type": "integer", "minimum": MIN_CLAIM_SECONDS, "maximum": MAX_CLAIM_SECONDS, "example": 300,
+                "description": "every game without a clock: once a human seat the game waits for has not been "
+                "seen for this many seconds, the other players may claim (POST /v1/games/{game_id}/claim); "
+                "absent: no claims"}},
             "example": {},
         },
     )
@@ -109,6 +120,20 @@ class CreateGameSchema(ma.Schema):
                 raise ma.ValidationError({"options": {CLOCK: error.messages}}) from error
             data["options"] = {**data["options"], CLOCK: clock}
         return data
+
+    @ma.validates_schema
+    def _claim(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """`options.claim_after_seconds` (service/presence.py): whole seconds in range, and never with a clock."""
+        options = data.get("options", {})
+        if CLAIM not in options:
+            return
+        try:
+            CLAIM_AFTER.deserialize(options[CLAIM])
+        except ma.ValidationError as error:
+            raise ma.ValidationError({"options": {CLAIM: error.messages}}) from error
+        if CLOCK in options:
+            raise ma.ValidationError({"options": {CLAIM: ["claim needs a game without a clock"]}})
+
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
@@ -245,6 +270,29 @@ class AiPauseSchema(ma.Schema):
     )
 
 
+class ClaimSeatSchema(ma.Schema):
+    """A human seat the game waits for, and from when the other players may claim its absence."""
+
+    seat = fields.Integer(required=True)
+    from_ = fields.String(
+        required=True, data_key="from", attribute="from",
+        metadata={"format": "date-time", "description": "the seat's last_seen (or, never seen, the game's creation) "
+                  "plus after_seconds: from then on the others may claim; moves on when the seat is seen again",
+                  "example": "2025-12-01T10:05:20.000Z"},
+    )
+
+
+class ClaimSchema(ma.Schema):
+    """A game with `options.claim_after_seconds`: who may be claimed against, from when (service/presence.py)."""
+
+    after_seconds = fields.Integer(required=True, metadata={"example": 300})
+    seats = fields.List(
+        fields.Nested(ClaimSeatSchema), required=True,
+        metadata={"description": "the human seats the game waits for (not those only offered optional actions); "
+                  "empty while it waits for an AI seat or is over"},
+    )
+
+
 class RematchLinkSchema(ma.Schema):
     """Where a finished game's rematch is."""
 
@@ -275,6 +323,11 @@ class GameViewSchema(ma.Schema):
         RematchLinkSchema, allow_none=True, required=True,
         metadata={"description": "once a seated player asked for a rematch of this finished game: its game_id "
                   "(the other players join it with POST /rematch here)"},
+    )
+    claim = fields.Nested(
+        ClaimSchema,
+        metadata={"description": "only in games created with options.claim_after_seconds: the seats the game waits "
+                  "for and when their absence may be claimed (POST /v1/games/{game_id}/claim)"},
     )
     invites = fields.List(
         fields.String(),

@@ -7,7 +7,8 @@ import threading
 import time
 
 from service.cache import RecordCache
-from service.store import GameRecord, GameStore
+from service.records import GameRecord
+from service.store import GameStore
 from tests.service.conftest import Api
 
 HANG_GUARD_SECONDS = 30

@@ -21,7 +21,8 @@ from service.app import create_app
 from service.dispatcher import Dispatcher
 from service.ratelimit import SharedCounts
 from service.redis_clients import STORE_ERRORS, is_outage
-from service.store import GameStore, script_sources
+from service.store import GameStore
+from service.store_scripts import script_sources
 from tests.cluster import PROMOTION_SECONDS, ClusterNode, LocalCluster, free_cluster_port
 from tests.e2e.stack import delete_keys
 from tests.redis_server import RedisServer, free_port

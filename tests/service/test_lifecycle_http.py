@@ -237,7 +237,7 @@ def test_rematch_errors(api):
 def test_rotation_per_game():
     """durak.md §2.6 (the lowest trump starts: seats kept); svoi_koziri.md §2.8, tadmur.md §2.1, talmut.md §2.5
     (seat 0 starts: everyone moves one seat on)."""
-    from service.store import GameRecord, SeatRecord
+    from service.records import GameRecord, SeatRecord
 
     def record(game: str, seats: int) -> GameRecord:
         return GameRecord("g", game, 1, "finished", 0.0, [SeatRecord("human")] * seats, {}, {})

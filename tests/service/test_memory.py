@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from service.app import create_app
-from service.store import UnsafeEviction
+from service.eviction import UnsafeEviction
 from tests.e2e.stack import REPO
 from tests.redis_server import RedisServer
 from tests.service.conftest import Api
@@ -95,7 +95,7 @@ def test_a_create_whose_index_write_fails_for_lack_of_memory_leaves_no_game(
     def full(record: Any) -> None:
         raise redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
 
-    monkeypatch.setattr(store, "_index", full)
+    monkeypatch.setattr(store.lobby, "index", full)
     response = api.create(SEATS, seed=1)
     assert (response.status_code, response.json["error"]) == (503, "store_full")
     assert [key for key in server.client().scan_iter("memory:*") if b":ratelimit:" not in key] == []

@@ -18,7 +18,7 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 
 def test_metrics_count_requests_by_route_actions_ai_turns_and_active_games(api: Api) -> None:
-    # a private game is active too, though in indexes of its own (service/store.py)
+    # a private game is active too, though in indexes of its own (service/lobby_index.py)
     private = api.create([{"kind": "human", "name": "Bo"}, {"kind": "ai", "level": "easy"}], visibility="private")
     assert private.status_code == 201 and private.json["status"] == "active"
     created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=4)

@@ -106,15 +106,15 @@ def test_a_move_of_an_active_game_leaves_its_index_entries_alone(api: Api) -> No
     """The entries are written when the game starts and when it finishes, never by a move in between."""
     store = api.services.store
     game_id, tokens = api.create_humans(deck=K1)
-    started = api.connection.zscore(store.index_key("active"), game_id)
+    started = api.connection.zscore(store.lobby.index_key("active"), game_id)
     assert started is not None
     time.sleep(0.01)
     assert api.act(game_id, tokens[0], ATTACK).status_code == 200
-    assert api.connection.zscore(store.index_key("active"), game_id) == started
-    assert api.connection.zscore(store.index_key("active", "durak"), game_id) == started
+    assert api.connection.zscore(store.lobby.index_key("active"), game_id) == started
+    assert api.connection.zscore(store.lobby.index_key("active", "durak"), game_id) == started
     assert api.act(game_id, tokens[0], {"type": "resign"}).status_code == 200
-    assert api.connection.zscore(store.index_key("active"), game_id) is None
-    assert api.connection.zscore(store.index_key("finished"), game_id) is not None
+    assert api.connection.zscore(store.lobby.index_key("active"), game_id) is None
+    assert api.connection.zscore(store.lobby.index_key("finished"), game_id) is not None
 
 
 def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(own_redis: RedisServer, monkeypatch) -> None:

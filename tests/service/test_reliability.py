@@ -28,8 +28,8 @@ from rq.registry import ScheduledJobRegistry
 from engine import GAMES
 from service import turns
 from service.app import create_app
+from service.records import GameRecord
 from service.redis_clients import redis_client
-from service.store import GameRecord
 from service.turns import ai_job_id, pending_ai, play
 from tests.service.conftest import Api, delete_test_keys
 from worker.sweeper import sweep
@@ -512,7 +512,7 @@ def test_an_expired_game_is_404_and_leaves_the_lobby(make_api: Any) -> None:
     assert (gone.status_code, gone.json["error"]) == (404, "game_not_found")
     listed = [game["game_id"] for game in api.request("GET", "/v1/games?limit=3").json["games"]]
     assert sorted(listed) == sorted(live)
-    assert api.services.store.prune_indexes() == 2  # the worker's sweep: the lobby's index and durak's
+    assert api.services.store.lobby.prune() == 2  # the worker's sweep: the lobby's index and durak's
     assert api.connection.zscore(f"{api.services.store.prefix}:index:waiting", old) is None
 
 
@@ -521,14 +521,14 @@ def test_a_game_indexed_under_a_later_status_than_its_own_leaves_that_index(api:
     that outlived a lost game write, a failover) is dropped by the first page that finds it."""
     store = api.services.store
     game_id, tokens = api.create_humans()
-    indexes = [store.index_key(status, game) for status in ("waiting", "active", "finished")
+    indexes = [store.lobby.index_key(status, game) for status in ("waiting", "active", "finished")
                for game in (None, "durak")]
 
     def indexed() -> list[bool]:
         return [api.connection.zscore(index, game_id) is not None for index in indexes]
 
     assert indexed() == [False, False, True, True, False, False]
-    api.connection.zadd(store.index_key("finished"), {game_id: time.time() + 60})
+    api.connection.zadd(store.lobby.index_key("finished"), {game_id: time.time() + 60})
     finished = api.request("GET", "/v1/games?status=finished").json
     assert finished == {"games": [], "next_offset": None}
     assert indexed() == [False, False, True, True, False, False]
@@ -548,9 +548,9 @@ def test_the_lobby_lists_every_live_game_after_expired_ones(make_api: Any) -> No
     for game_id in live:
         api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"})
     # the index entry of one live game says it expired (its index write lost): the sweep scores it again
-    api.connection.zadd(store.index_key("active"), {live[1]: time.time() - 1})
+    api.connection.zadd(store.lobby.index_key("active"), {live[1]: time.time() - 1})
     time.sleep(1.3)
-    store.prune_indexes()
+    store.lobby.prune()
     pages = []
     offset: int | None = 0
     while offset is not None:

@@ -19,7 +19,7 @@ from rq.registry import ScheduledJobRegistry
 
 from service import turns
 from service.clocks import utc_iso
-from service.store import GameRecord
+from service.records import GameRecord
 from tests.engine.talmut.notation import E1, E2, E3, E4, action, legal
 
 TALMUT = "talmut"

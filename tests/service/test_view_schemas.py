@@ -11,11 +11,12 @@ import random
 import pytest
 
 from engine import GAMES
+from service.records import GameRecord, SeatRecord
 from service.schemas.games import SeatedViewSchema, ViewSchema
-from service.store import GameRecord, SeatRecord
-from service.views import game_view
+from service.views import game_view, with_presence
 
-# Talmut to 10 points, so a random game ends within the step budget (talmut.md §2.3)
+# Talmut to 10 points, so a random game ends within the step budget (talmut.md §2.3); every record is of a game with
+# claims (service/presence.py), whose views have a `claim` block
 OPTIONS = {"talmut": {"target": 10}}
 STEPS = 1000
 
@@ -26,7 +27,7 @@ def record_of(game_id: str, state, status: str, result) -> GameRecord:  # type: 
     return GameRecord(
         game_id="0" * 32, game=game_id, version=1, status=status, created_at=0.0,
         seats=[SeatRecord(kind="human", name=f"P{n}", token_hash="x") for n in range(seats)],
-        options=OPTIONS.get(game_id, {}), state=game.dump_state(state), result=result,
+        options={**OPTIONS.get(game_id, {}), "claim_after_seconds": 60}, state=game.dump_state(state), result=result,
     )
 
 
@@ -43,7 +44,7 @@ def test_a_view_dumps_through_its_game_s_schema_unchanged(game_id: str, seed: in
         result = game.result(state)
         record = record_of(game_id, state, "finished" if result else "active", result and result.to_json())
         for viewer in (None, *range(seats)):
-            view = game_view(record, viewer, [])
+            view = with_presence(game_view(record, viewer, []), {0: 1.5})  # the view's `claim` block too
             assert ViewSchema().dump(view) == view
             assert SeatedViewSchema().dump({**view, "player_token": None}) == {**view, "player_token": None}
             checked += 1

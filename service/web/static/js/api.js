@@ -10,8 +10,8 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, { body, token, headers = {}, signal } = {}) {
-  const init = { method, headers: { Accept: "application/json", ...headers }, signal };
+async function request(method, path, { body, token, headers = {}, signal, cache } = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers }, signal, cache };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
@@ -34,6 +34,11 @@ export const api = {
   create: (body) => request("POST", "/v1/games", { body }),
   join: (gameId, name) => request("POST", `${game(gameId)}/seats`, { body: { name } }),
   view: (gameId, token) => request("GET", game(gameId), { token }),
+  /**
+   * The view with fresh presence (`last_seen`, `claim`), which moves without a new version: never from the
+   * browser's cache, whose revalidation would get a 304 for the same version (the ETag) and give back the old body.
+   */
+  presence: (gameId, token) => request("GET", game(gameId), { token, cache: "no-store" }),
   events: (gameId, token, after) => request("GET", `${game(gameId)}/events?after=${after}`, { token }),
   /**
    * Play one of the view's `legal_actions`, verbatim. The Idempotency-Key names the version and the action's
@@ -45,6 +50,8 @@ export const api = {
   match: (body) => request("POST", "/v1/matches", { body }),
   ticket: (ticketId, token, wait, signal) => request("GET", `${ticket(ticketId)}?wait=${wait}`, { token, signal }),
   cancelTicket: (ticketId, token) => request("DELETE", ticket(ticketId), { token }),
+  /** Claim against the absent seat the game waits for (docs/api-additions.md "Presence and claims"). */
+  claim: (gameId, token) => request("POST", `${game(gameId)}/claim`, { token }),
 };
 
 // Tokens: one per seat, kept in this browser only (never in a link), under the game's id. A browser may hold two

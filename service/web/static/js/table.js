@@ -1,8 +1,8 @@
 // The table: one game's view, live. The game's renderer (games/<game>.js) draws the board from the view; this
 // module owns what every game shares: the root's automation attributes, whose turn it is, the hint line (what to do
 // now, in words: the renderer's `hint`), playing an action (every clickable legal action is a button whose
-// `data-action` is its exact JSON body), the log, the invitation link while seats are open, and the result with
-// "Play again".
+// `data-action` is its exact JSON body), the log, the invitation link while seats are open, "opponent away" with
+// the Claim button in a game with claims, and the result with "Play again".
 
 import { api, follow, seats } from "./api.js";
 import { cardBack, cardFace, fan } from "./cards.js";
@@ -44,6 +44,9 @@ class Table {
     this.hint.setAttribute("aria-live", "polite");
     this.hint.setAttribute("aria-atomic", "true");
     this.root.append(this.hint);
+    this.away = this.awayPanel();
+    this.presenceTimer = null;
+    this.presenceTicks = 0;
     main.replaceChildren(this.root);
     document.title = `${t(`game.${view.game}`)} · Cardroom`;
   }
@@ -191,6 +194,7 @@ class Table {
     rules.textContent = t("nav.rules");
     bar.append(title, status, rules);
     for (const action of this.actions("resign")) bar.append(this.button(action, t("action.resign")));
+    bar.append(this.away); // the one element of the whole visit: its count goes on between versions
     const alert = document.createElement("p");
     alert.className = "alert";
     alert.setAttribute("role", "alert");
@@ -205,6 +209,7 @@ class Table {
     const hint = this.hintLine();
     if (this.hint.textContent !== hint) this.hint.textContent = hint;
     this.restoreFocus(focusKey, focused);
+    this.watchPresence();
   }
 
   restoreFocus(key, previous) {
@@ -331,6 +336,86 @@ class Table {
     };
   }
 
+  // --- presence and claims (docs/api-additions.md "Presence and claims") ------------------------------------
+
+  /** "Opponent away (for how long)" and the Claim button, hidden until a seat the game waits for may be claimed. */
+  awayPanel() {
+    const panel = document.createElement("p");
+    panel.className = "away";
+    panel.dataset.away = "";
+    panel.setAttribute("role", "status");
+    panel.hidden = true;
+    const text = document.createElement("span");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "claim";
+    button.dataset.claim = "";
+    button.textContent = t("away.claim");
+    button.addEventListener("click", () => this.claim());
+    panel.append(text, " ", button);
+    return panel;
+  }
+
+  /** The awaited seat (not this player's) whose absence may be claimed soonest: `{seat, from}` (ms), or null. */
+  claimable() {
+    const claim = this.view.claim;
+    if (!claim || this.view.you === null || this.view.status !== "active") return null;
+    const others = claim.seats
+      .filter((entry) => entry.seat !== this.view.you)
+      .map((entry) => ({ seat: entry.seat, from: Date.parse(entry.from) }));
+    return others.length ? others.reduce((soonest, entry) => (entry.from < soonest.from ? entry : soonest)) : null;
+  }
+
+  /**
+   * Show the away panel once the soonest claimable seat's `from` has passed, counting how long it has been away
+   * every second. The stream brings new versions, not presence (`last_seen` moves without one), so the view is
+   * read again when `from` comes and every 10 s while the panel shows: a player who came back hides it.
+   */
+  watchPresence() {
+    clearTimeout(this.presenceTimer);
+    const target = this.claimable();
+    const now = Date.now();
+    if (!target || now < target.from) {
+      this.away.hidden = true;
+      if (target) this.presenceTimer = setTimeout(() => this.readPresence(), target.from - now);
+      return;
+    }
+    const away = Math.floor((now - target.from) / 1000) + this.view.claim.after_seconds;
+    const time = `${Math.floor(away / 60)}:${String(away % 60).padStart(2, "0")}`;
+    this.away.dataset.seat = String(target.seat);
+    this.away.firstChild.textContent = t("away.text", { name: this.seatName(target.seat), time });
+    this.away.hidden = false;
+    this.presenceTicks += 1;
+    const next = this.presenceTicks % 10 ? () => this.watchPresence() : () => this.readPresence();
+    this.presenceTimer = setTimeout(next, 1000);
+  }
+
+  async readPresence() {
+    try {
+      const fresh = await api.presence(this.view.game_id, this.token);
+      if (fresh.version > this.view.version) return this.show(fresh); // renders, and so watches again
+      if (fresh.version === this.view.version) this.view = fresh;
+    } catch {
+      // a failed read is no reason to stop: the next tick reads again
+    }
+    this.watchPresence();
+  }
+
+  async claim() {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      this.show(await api.claim(this.view.game_id, this.token));
+      this.say("");
+    } catch (error) {
+      // too early (the player came back) or the game moved on: say why, and read the game as it is now
+      this.say(error.message || String(error));
+      await this.readPresence();
+    } finally {
+      this.busy = false;
+    }
+  }
+
   // --- the log ----------------------------------------------------------------------------------------------
 
   logPanel() {
@@ -370,6 +455,7 @@ class Table {
     const said = (key, params = {}) => t(you ? `${key}.you` : key, { who, ...params });
     if (event.type === "seat_taken") return t("log.seat_taken", { name: event.name });
     if (event.type === "resigned") return said("log.resigned");
+    if (event.type === "claimed") return said("log.claimed", { by: this.seatName(event.by) });
     if (event.type === "game_ended") return t(`reason.${event.reason}`);
     if (event.type === "created") return null;
     return this.renderer.describe(event, said, this);
