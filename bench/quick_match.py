@@ -128,17 +128,22 @@ async def main_async(args: argparse.Namespace) -> None:
         settle_seconds = await settled(base)
         threads_waiting, rss_waiting = server_threads(base), server_rss(base)
         answered, woken = [], []
+        # each table's last ticket on a connection of its own: a kept-alive one the server closed meanwhile would
+        # fail the POST, and a POST is not sent twice
+        fresh = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True))
         for table in range(min(args.tables, tables)):
             sent = time.monotonic()
-            last = await new_ticket(session, base, table)
+            last = await new_ticket(fresh, base, table)
             answered.append(time.monotonic() - sent)
             assert last["status"] == "matched", last
             ids = [ticket["ticket_id"] for ticket in tickets[table]]
             while not all(ticket_id in seen for ticket_id in ids) and time.monotonic() - sent < WOKEN_WITHIN_SECONDS:
                 await asyncio.sleep(0.005)
             woken.append(max(seen.get(ticket_id, float("inf")) for ticket_id in ids) - sent)
+        await fresh.close()
         for poll in polls:
             poll.cancel()
+        await asyncio.gather(*polls, return_exceptions=True)
     tickets_made = sum(len(table) for table in tickets)
     figures = {
         "tickets": tickets_made, "queues": tables, "seconds_to_make": round(made_seconds, 1),
