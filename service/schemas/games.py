@@ -71,15 +71,12 @@ class SeatSpecSchema(ma.Schema):
 
 
 CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECONDS, MAX_CLAIM_SECONDS))
-"""`options.claim_after_seconds`, checked by `CreateGameSchema` (the options are a free object, each game's own)."""
+"""`options.claim_after_seconds`, checked by `GameOptionsSchema` (the options are a free object, each game's own)."""
 
 
-class CreateGameSchema(ma.Schema):
-    """Create a game (the creator takes the first human seat), or replay an export (`replay` alone)."""
+class GameOptionsSchema(ma.Schema):
+    """A new game's `options`, checked as every way of starting one checks them (`POST /v1/games`, a quick match)."""
 
-    game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
-    seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
-                        metadata={"description": "required unless `replay`"})
     options = fields.Dict(
         keys=fields.String(), load_default=dict,
         metadata={
@@ -93,6 +90,34 @@ class CreateGameSchema(ma.Schema):
             "example": {},
         },
     )
+
+    @ma.post_load
+    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
+        if "options" in data:
+            data["options"] = with_clock_checked(data["options"])
+        return data
+
+    @ma.validates_schema
+    def _claim(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """`options.claim_after_seconds` (service/presence.py): whole seconds in range, and never with a clock."""
+        options = data.get("options", {})
+        if CLAIM not in options:
+            return
+        try:
+            CLAIM_AFTER.deserialize(options[CLAIM])
+        except ma.ValidationError as error:
+            raise ma.ValidationError({"options": {CLAIM: error.messages}}) from error
+        if CLOCK in options:
+            raise ma.ValidationError({"options": {CLAIM: ["claim needs a game without a clock"]}})
+
+
+class CreateGameSchema(GameOptionsSchema):
+    """Create a game (the creator takes the first human seat), or replay an export (`replay` alone)."""
+
+    game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
+    seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
+                        metadata={"description": "required unless `replay`"})
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -130,27 +155,6 @@ class CreateGameSchema(ma.Schema):
         for name in ("game", "seats"):
             if name not in data:
                 raise ma.ValidationError("Missing data for required field.", name)
-
-    @ma.post_load
-    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
-        if "options" in data:
-            data["options"] = with_clock_checked(data["options"])
-        return data
-
-    @ma.validates_schema
-    def _claim(self, data: dict[str, Any], **kwargs: Any) -> None:
-        """`options.claim_after_seconds` (service/presence.py): whole seconds in range, and never with a clock."""
-        options = data.get("options", {})
-        if CLAIM not in options:
-            return
-        try:
-            CLAIM_AFTER.deserialize(options[CLAIM])
-        except ma.ValidationError as error:
-            raise ma.ValidationError({"options": {CLAIM: error.messages}}) from error
-        if CLOCK in options:
-            raise ma.ValidationError({"options": {CLAIM: ["claim needs a game without a clock"]}})
-
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
