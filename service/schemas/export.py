@@ -12,7 +12,7 @@ from marshmallow import fields, validate
 
 from service.export import FORMAT
 from service.schemas.actions import ACTION_SCHEMAS
-from service.schemas.clock import with_clock_checked
+from service.schemas.options import GameOptionsSchema
 
 MAX_SEED = 2**63 - 1
 
@@ -42,8 +42,12 @@ class ExportedActionSchema(ma.Schema):
     )
 
 
-class ExportSchema(ma.Schema):
-    """A finished game with nothing hidden: its setup, its deal and every move, in order, and its result."""
+class ExportSchema(GameOptionsSchema):
+    """A finished game with nothing hidden: its setup, its deal and every move, in order, and its result.
+
+    Its `options` are checked as a new game's (`GameOptionsSchema`: `clock`, `claim_after_seconds`), so a replay
+    stores none that a later view cannot read.
+    """
 
     format = fields.String(required=True, validate=validate.OneOf([FORMAT]), metadata={"example": FORMAT})
     game_id = fields.String(
@@ -89,9 +93,8 @@ class ExportSchema(ma.Schema):
             raise ma.ValidationError("seats must be numbered 0, 1, ... in order", "seats")
 
     @ma.post_load
-    def _checked(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """`options.clock` in its stored form, and each action checked against the game's action schema."""
-        data["options"] = with_clock_checked(data["options"])
+    def _actions_checked(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Each action checked against the game's action schema."""
         schema = ACTION_SCHEMAS.get(data["game"])
         if schema is None:  # no such game: the replay answers 404 unknown_game, as a create does
             return data

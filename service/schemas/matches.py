@@ -6,7 +6,8 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.matchmaking import CANCELLED, EXPIRED, MATCHED, TICKET_TTL_SECONDS, WAITING
-from service.schemas.games import GameOptionsSchema, name_field
+from service.schemas.names import name_field
+from service.schemas.options import GameOptionsSchema
 
 
 class FallbackSchema(ma.Schema):

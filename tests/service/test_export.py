@@ -219,3 +219,20 @@ def test_text_is_offered_for_durak_only(api) -> None:
     response = api.request("GET", f"/v1/games/{game_id}/export?format=text")
     assert (response.status_code, response.json["error"]) == (406, "not_acceptable")
     assert exported(api, game_id)["game"] == "tadmur"
+
+
+def test_a_replay_checks_its_options_as_a_create_does(api) -> None:
+    # "x" was stored, then every view of the game (and the 201 itself) raised in claim_after's int("x"): a 500
+    game_id, _ = finished_durak(api)
+    export = exported(api, game_id)
+    before = game_keys(api)
+    for options in (
+        {"claim_after_seconds": "x"},
+        {"claim_after_seconds": 1},
+        {"claim_after_seconds": 60, "clock": {"turn_seconds": 30}},
+        {"clock": {"turn_seconds": "x"}},
+    ):
+        response = replayed(api, {**export, "options": options})
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), (options, response.json)
+        assert "options" in response.json["errors"]["json"]["replay"], response.json
+    assert game_keys(api) == before
