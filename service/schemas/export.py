@@ -12,6 +12,7 @@ from marshmallow import fields, validate
 
 from service.export import FORMAT
 from service.schemas.actions import ACTION_SCHEMAS
+from service.schemas.names import name_field
 from service.schemas.options import GameOptionsSchema
 
 MAX_SEED = 2**63 - 1
@@ -22,12 +23,8 @@ class ExportedSeatSchema(ma.Schema):
 
     seat = fields.Integer(strict=True, required=True, validate=validate.Range(min=0, max=7), metadata={"example": 0})
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]), metadata={"example": "human"})
-    name = fields.String(
-        required=True,
-        allow_none=True,
-        validate=validate.Length(max=40),
-        metadata={"example": "Ann", "description": "the player's name; null for an AI"},
-    )
+    # the names rule of every seat (a replay's seats reach the lobby's finished games); null: a seat never named
+    name = name_field(required=True, allow_none=True)
     level = fields.String(metadata={"description": "kind ai only: its level", "example": "easy"})
 
 

@@ -236,3 +236,18 @@ def test_a_replay_checks_its_options_as_a_create_does(api) -> None:
         assert (response.status_code, response.json["error"]) == (422, "invalid_request"), (options, response.json)
         assert "options" in response.json["errors"]["json"]["replay"], response.json
     assert game_keys(api) == before
+
+
+def test_a_replay_names_its_seats_by_the_names_rule(api) -> None:
+    # only Length(max=40) before: a blank name and a bidi override reached a public finished game in the lobby
+    game_id, _ = finished_durak(api)
+    export = exported(api, game_id)
+    before = game_keys(api)
+    for name in ("", "   ", "Ann\u202e", "A\x00", "x" * 41):
+        seats = [{**export["seats"][0], "name": name}, export["seats"][1]]
+        response = replayed(api, {**export, "seats": seats})
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), (name, response.json)
+        assert response.json["errors"]["json"]["replay"]["seats"]["0"]["name"], response.json
+    assert game_keys(api) == before
+    seats = [{**export["seats"][0], "name": None}, export["seats"][1]]  # a human seat never named: as exported
+    assert replayed(api, {**export, "seats": seats}).status_code == 201
