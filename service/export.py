@@ -12,14 +12,14 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from engine import GAMES
 from engine.cards import parse_deck
 from engine.errors import InvalidDeck
 from engine.protocol import Event
-from engine.replay import MoveDoesNotApply, dealt_deck, moves_of, replay
+from engine.replay import Move, MoveDoesNotApply, dealt, dealt_deck, moves_of, replaying
 from service.recording import DEAL, MOVE, recorded_deal, recorded_move
 from service.records import GameRecord, SeatRecord, Status, hash_token
 from service.refusals import Refusal
@@ -29,6 +29,45 @@ from service.views import stored_event
 
 FORMAT = "cardroom-export/1"
 """The export's `format`: a replay refuses any other (a later format names itself anew)."""
+
+TURN_EVERY = 100
+"""How many of a replay's actions are checked or applied between two yields to the web process's event loop.
+
+A replay runs in its request, on the CPU: the largest that fits `MAX_BODY_BYTES` (64 KiB; about 1,200 actions of
+a random Svoi Koziri game, 65.0 kB) took 55 ms to load (marshmallow, every action against its game's schema) and
+40 ms to play again on this machine, so it lets the other greenlets run every `TURN_EVERY` actions (about 5 ms).
+"""
+
+T = TypeVar("T")
+
+
+def taking_turns(items: Iterable[T]) -> Iterator[T]:
+    """`items`, with a yield to the event loop after every `TURN_EVERY` of them.
+
+    `time.sleep(0)` is gevent's sleep in a gunicorn gevent worker (service/gunicorn_conf.py `worker_class`,
+    monkey-patched) and lets the other greenlets run; in a plain thread it only gives up the GIL.
+    """
+    for count, item in enumerate(items, 1):
+        yield item
+        if count % TURN_EVERY == 0:
+            time.sleep(0)
+
+
+def replayed(
+    game: Any, seats: int, options: Any, deck: Any, seed: int, ai_seats: Iterable[int], moves: Sequence[Move]
+) -> tuple[Any, list[list[Event]]]:
+    """The state after `moves` from the deal (engine/replay.py `dealt`) and each move's events, taking turns.
+
+    Raises:
+        MoveDoesNotApply: a move is refused by the rules.
+        InvalidDeck, InvalidOptions: the deal is refused.
+    """
+    state = dealt(game, seats, options, deck, seed, ai_seats)
+    applied = []
+    for after, events in taking_turns(replaying(game, state, moves)):
+        state = after
+        applied.append(events)
+    return state, applied
 
 
 class NotExportable(Refusal):
@@ -136,7 +175,9 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     ai_seats = [number for number, seat in enumerate(seats) if seat.kind == "ai"]
     moves = moves_of(export["actions"])
     try:
-        state, applied = replay(game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats, moves)
+        state, applied = replayed(
+            game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats, moves
+        )
     except MoveDoesNotApply as error:
         raise ReplayMismatch(error.index, str(error)) from error
     result = game.result(state)
@@ -190,7 +231,7 @@ def durak_text(export: Mapping[str, Any]) -> str:
     game = GAMES["durak"]
     options = game.parse_options({})
     deck = parse_deck(export["deck"], game.full_deck(options))
-    _, applied = replay(
+    _, applied = replayed(
         game, 2, options, None if export["shuffled"] else deck, export["seed"], [], moves_of(export["actions"])
     )
     start = game.new_game(2, options, deck, seed=export["seed"])

@@ -10,7 +10,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from service.export import FORMAT
+from service.export import FORMAT, taking_turns
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.names import name_field
 from service.schemas.options import GameOptionsSchema
@@ -96,7 +96,7 @@ class ExportSchema(GameOptionsSchema):
         if schema is None:  # no such game: the replay answers 404 unknown_game, as a create does
             return data
         errors: dict[int, Any] = {}
-        for index, entry in enumerate(data["actions"]):
+        for index, entry in enumerate(taking_turns(data["actions"])):
             try:
                 entry["action"] = schema().load(entry["action"])
             except ma.ValidationError as error:
