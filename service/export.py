@@ -20,12 +20,11 @@ from engine.cards import parse_deck
 from engine.errors import InvalidDeck
 from engine.protocol import Event
 from engine.replay import Move, MoveDoesNotApply, dealt, dealt_deck, moves_of, replaying
-from service.recording import DEAL, MOVE, recorded_deal, recorded_move
+from service.recording import DEAL, MOVE, created_event, move_events
 from service.records import GameRecord, SeatRecord, Status, hash_token
 from service.refusals import Refusal
 from service.rematch import NotFinished
 from service.turns import checked_setup, handed_to_ai, rules_options
-from service.views import stored_event
 
 FORMAT = "cardroom-export/1"
 """The export's `format`: a replay refuses any other (a later format names itself anew)."""
@@ -199,12 +198,9 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     )
     record.seats = handed_to_ai(record, state)
     record.decoded = state
-    created = Event("created", {"game": game.ID, "seats": len(seats), "status": Status.ACTIVE})
-    events = [recorded_deal(stored_event(1, created), seed, None if export["shuffled"] else export["deck"])]
-    for number, (move, move_events) in enumerate(zip(moves, applied, strict=True)):
-        stored = [stored_event(number + 2, event) for event in move_events]
-        recorded_move(stored, move.seat, move.action)
-        events.extend(stored)
+    events = [created_event(game.ID, len(seats), Status.ACTIVE, seed, None if export["shuffled"] else export["deck"])]
+    for number, (move, rules_events) in enumerate(zip(moves, applied, strict=True)):
+        events.extend(move_events(number + 2, move.seat, move.action, rules_events))
     return record, events
 
 
