@@ -158,6 +158,18 @@ def create_game(
     return record
 
 
+def store_finished(store: GameStore, record: GameRecord, events: Sequence[dict[str, Any]]) -> None:
+    """Store a game made finished whole (a replay, service/export.py `replayed_game`): `record` and all its `events`.
+
+    One `GameStore.create`; nothing is enqueued (no turn is due, no clock runs) and no webhook is due (no seat has
+    one).
+
+    Raises:
+        VersionConflict: a game with that id exists already; nothing was written.
+    """
+    store.create(record, list(events))
+
+
 SERVICE_OPTIONS = (clocks.OPTION, presence.OPTION)
 """The options every game takes, the service's (validated with the request); a game's rules never see them."""
 

@@ -17,6 +17,7 @@ from service.export import durak_text, export_of, replayed_game
 from service.extensions import services
 from service.routes.game_blueprint import blp
 from service.schemas.export import ExportQuerySchema, ExportSchema
+from service.turns import store_finished
 from service.views import game_view, with_presence
 
 
@@ -62,7 +63,7 @@ class Export(MethodView):
 def replay_response(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """`POST /v1/games` with `replay`: the new finished game stored, its spectator view with `player_token` null."""
     record, events = replayed_game(body["replay"], body["visibility"])
-    services().store.create(record, events)
+    store_finished(services().store, record, events)
     # a new finished game: no AI turn pending, no seat ever seen
     view = with_presence(game_view(record, None, []), {})
     return {**view, "player_token": None}, 201, {"Location": f"/v1/games/{record.game_id}"}
