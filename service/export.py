@@ -9,7 +9,6 @@ as a move list people read.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -21,9 +20,10 @@ from engine.errors import InvalidDeck
 from engine.protocol import Event
 from engine.replay import Move, MoveDoesNotApply, dealt, dealt_deck, moves_of, replaying
 from service.recording import DEAL, MOVE, created_event, move_events
-from service.records import GameRecord, SeatRecord, Status, hash_token
+from service.records import GameRecord, SeatRecord, Status
 from service.refusals import Refusal
 from service.rematch import NotFinished
+from service.seating import new_token
 from service.turns import checked_setup, handed_to_ai, rules_options
 
 FORMAT = "cardroom-export/1"
@@ -137,8 +137,7 @@ def export_of(record: GameRecord, events: Sequence[Mapping[str, Any]]) -> dict[s
 
 
 def _exported_seat(number: int, seat: SeatRecord) -> dict[str, Any]:
-    # a seat with a token had a human player (a resigned Talmut seat is played by an AI now), as in service/rematch.py
-    if seat.token_hash is not None:
+    if seat.had_player:
         return {"seat": number, "kind": "human", "name": seat.name}
     return {"seat": number, "kind": "ai", "name": seat.name, "level": seat.level}
 
@@ -163,7 +162,7 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     seats = [
         SeatRecord(kind="ai", name=seat.get("name"), level=seat.get("level"))
         if seat["kind"] == "ai"
-        else SeatRecord(kind="human", name=seat.get("name"), token_hash=hash_token(secrets.token_urlsafe(32)))
+        else SeatRecord(kind="human", name=seat.get("name"), token_hash=new_token()[1])
         for seat in export["seats"]
     ]
     game, options = checked_setup(export["game"], seats, export["options"])
@@ -225,7 +224,7 @@ def durak_text(export: Mapping[str, Any]) -> str:
     if export["game"] != "durak":
         raise TextNotOffered(f"a plain-text move list is offered for durak games only, not {export['game']}")
     game = GAMES["durak"]
-    options = game.parse_options({})
+    options = rules_options(game, export["options"])
     deck = parse_deck(export["deck"], game.full_deck(options))
     _, applied = replayed(
         game, 2, options, None if export["shuffled"] else deck, export["seed"], [], moves_of(export["actions"])
