@@ -2,8 +2,8 @@
 
 The format is docs/api-additions.md "Finished-game export and replay". `export_of` reads an export from a record
 and its events, in which the write path recorded the deal and every move (service/recording.py); `replayed_game`
-plays one again with the rules alone (engine/replay.py) as a new finished game; `durak_text` writes a Durak export
-as a move list people read.
+plays one again with the rules alone (engine/replay.py) as a new finished game; `move_list_text` writes one
+as its game's move list people read (Durak's, engine/games/durak/notation.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from engine import GAMES
 from engine.cards import parse_deck
 from engine.errors import InvalidDeck
+from engine.games import DECLARED
 from engine.protocol import Event
 from engine.replay import Move, MoveDoesNotApply, dealt, dealt_deck, moves_of, replaying
 from service.recording import DEAL, MOVE, created_event, move_events
@@ -52,16 +53,12 @@ def taking_turns(items: Iterable[T]) -> Iterator[T]:
             time.sleep(0)
 
 
-def replayed(
-    game: Any, seats: int, options: Any, deck: Any, seed: int, ai_seats: Iterable[int], moves: Sequence[Move]
-) -> tuple[Any, list[list[Event]]]:
-    """The state after `moves` from the deal (engine/replay.py `dealt`) and each move's events, taking turns.
+def replayed(game: Any, state: Any, moves: Sequence[Move]) -> tuple[Any, list[list[Event]]]:
+    """The state after `moves` from `state` (the deal: engine/replay.py `dealt`) and each move's events, taking turns.
 
     Raises:
         MoveDoesNotApply: a move is refused by the rules.
-        InvalidDeck, InvalidOptions: the deal is refused.
     """
-    state = dealt(game, seats, options, deck, seed, ai_seats)
     applied = []
     for after, events in taking_turns(replaying(game, state, moves)):
         state = after
@@ -172,10 +169,9 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
         raise InvalidDeck("deck is not the shuffle of seed, as shuffled says")
     ai_seats = [number for number, seat in enumerate(seats) if seat.kind == "ai"]
     moves = moves_of(export["actions"])
+    start = dealt(game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats)
     try:
-        state, applied = replayed(
-            game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats, moves
-        )
+        state, applied = replayed(game, start, moves)
     except MoveDoesNotApply as error:
         raise ReplayMismatch(error.index, str(error)) from error
     result = game.result(state)
@@ -203,70 +199,35 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     return record, events
 
 
-_DURAK_MOVES = {
-    "attacked": "P{seat} attacks {card}",
-    "defended": "P{seat} beats {against} with {card}",
-    "took": "P{seat} takes",
-    "resigned": "P{seat} resigns",
-}
+def move_list_text(export: Mapping[str, Any]) -> str:
+    """A finished game's export as its game's move list people read (its declaration's `move_list`).
 
-
-def durak_text(export: Mapping[str, Any]) -> str:
-    """A Durak export as a move list people read: the seats, the trump and the deck, one line per bout, the result.
-
-    E.g. `2. P1 attacks 9D, P0 takes, P1 is done: taken; P1 draws 1`: the bout's plays, its end (the attacker's
-    `done`, the cards beaten off or taken) and the drawing after it (who draws how many, durak.md §3.9). Each
-    seat's line shows the hand it was dealt. Lines end with a newline.
+    Durak's: engine/games/durak/notation.py. A human seat is shown by its name ("(no name)" if none), an AI seat
+    as "AI <level>".
 
     Raises:
-        TextNotOffered: `export` is not a Durak game's.
+        TextNotOffered: the game declares no move list (406).
+        MoveDoesNotApply: an action of `export` does not apply (a stored export always does).
+        InvalidDeck: `deck` is not a permutation of the game's deck.
     """
-    if export["game"] != "durak":
-        raise TextNotOffered(f"a plain-text move list is offered for durak games only, not {export['game']}")
-    game = GAMES["durak"]
+    move_list = DECLARED[export["game"]].move_list
+    if move_list is None:
+        offered = sorted(game for game, declared in DECLARED.items() if declared.move_list is not None)
+        raise TextNotOffered(
+            f"a plain-text move list is offered for {', '.join(offered)} games only, not {export['game']}"
+        )
+    game = GAMES[export["game"]]
     options = rules_options(game, export["options"])
     deck = parse_deck(export["deck"], game.full_deck(options))
-    _, applied = replayed(
-        game, 2, options, None if export["shuffled"] else deck, export["seed"], [], moves_of(export["actions"])
-    )
-    start = game.new_game(2, options, deck, seed=export["seed"])
-    public = game.view(start, None).state
-    lines = [f"Durak, Cardroom game {export['game_id']}"]
-    for seat in export["seats"]:
-        who = (seat["name"] or "(no name)") if seat["kind"] == "human" else f"AI {seat['level']}"
-        hand = " ".join(game.view(start, seat["seat"]).state["hand"])
-        lines.append(f"P{seat['seat']}: {who}, dealt {hand}")
-    lines += [
-        f"Trump: {public['trump_suit']} (the bottom card {public['trump_card']})",
-        f"Deck, top first: {' '.join(export['deck'])}",
-        "",
+    ai_seats = [seat["seat"] for seat in export["seats"] if seat["kind"] == "ai"]
+    start = dealt(game, len(export["seats"]), options, None if export["shuffled"] else deck, export["seed"], ai_seats)
+    end, applied = replayed(game, start, moves_of(export["actions"]))
+    players = [
+        (seat["name"] or "(no name)") if seat["kind"] == "human" else f"AI {seat['level']}" for seat in export["seats"]
     ]
-    bout, plays, drawn = 1, [], []
-    for events in applied:
-        for event in events:
-            shown = {"type": event.type, **event.public}
-            if event.type in _DURAK_MOVES:
-                plays.append(_DURAK_MOVES[event.type].format(**shown))
-            elif event.type == "bout_ended":
-                plays.append(f"P{shown['seat']} is done: " + ("beaten off" if shown["beaten_off"] else "taken"))
-            elif event.type == "drew":
-                drawn.append(f"P{shown['seat']} draws {shown['count']}")
-        if any(event.type in ("bout_ended", "game_ended") for event in events):
-            lines.append(f"{bout}. {'; '.join([', '.join(plays), *([', '.join(drawn)] if drawn else [])])}")
-            bout, plays, drawn = bout + 1, [], []
-    lines += ["", f"Result: {_durak_result(export['result'])}"]
-    return "\n".join(lines) + "\n"
+    return move_list(f"Cardroom game {export['game_id']}", players, deck, start, applied, end)
 
 
 def _as_json(value: Any) -> Any:
     """`value` as JSON reads it back (a stored result's keys are strings, its tuples lists)."""
     return json.loads(json.dumps(value))
-
-
-def _durak_result(result: Mapping[str, Any]) -> str:
-    if result["draw"]:
-        return "a draw, both hands empty"
-    winner, loser = result["winners"][0], result["losers"][0]
-    if result["reason"] == "resign":
-        return f"P{loser} resigned, P{winner} wins"
-    return f"P{loser} is the durak, P{winner} wins"

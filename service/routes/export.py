@@ -13,7 +13,7 @@ from flask import current_app
 from flask.views import MethodView
 
 from service.auth import reader
-from service.export import durak_text, export_of, replayed_game
+from service.export import export_of, move_list_text, replayed_game
 from service.extensions import services
 from service.routes.game_blueprint import blp
 from service.schemas.export import ExportQuerySchema, ExportSchema
@@ -56,7 +56,7 @@ class Export(MethodView):
         reader(record)  # credentials of no seat answer 401, as every read of the game does
         export = export_of(record, services().store.events(game_id))
         if query["format"] == "text":
-            return current_app.response_class(durak_text(export), mimetype="text/plain")
+            return current_app.response_class(move_list_text(export), mimetype="text/plain")
         return export
 
 
