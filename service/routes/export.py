@@ -61,7 +61,17 @@ class Export(MethodView):
 
 
 def replay_response(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """`POST /v1/games` with `replay`: the new finished game stored, its spectator view with `player_token` null."""
+    """`POST /v1/games` with `replay`: the new finished game stored, its spectator view with `player_token` null.
+
+    `body` is `CreateGameSchema`'s load with `replay` (the export, checked by `ExportSchema`) and `visibility`.
+    Returns the view, 201 and its `Location`.
+
+    Raises:
+        UnknownGame: the export's game is not offered (404).
+        InvalidSetup, InvalidOptions: its seats or options are not the game's (422).
+        InvalidDeck: its deck is not the game's, or not `seed`'s shuffle though `shuffled` (422).
+        ReplayMismatch: an action does not apply, or the result differs (422, `action_index`).
+    """
     record, events = replayed_game(body["replay"], body["visibility"])
     store_finished(services().store, record, events)
     # a new finished game: no AI turn pending, no seat ever seen
