@@ -163,6 +163,8 @@ class CreateGameSchema(GameOptionsSchema):
         for name in ("game", "seats"):
             if name not in data:
                 raise ma.ValidationError("Missing data for required field.", name)
+        if "webhook" in data and all(seat["kind"] != "human" for seat in data["seats"]):
+            raise ma.ValidationError("needs a human seat: a game of AI seats only has none of yours", "webhook")
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).
