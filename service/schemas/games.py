@@ -14,7 +14,7 @@ from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
 from service.schemas.export import ExportSchema
 from service.schemas.names import name_field
-from service.schemas.options import GameOptionsSchema
+from service.schemas.options import GameOptionsSchema, options_field
 from service.schemas.states import state_field
 from service.schemas.webhooks import webhook_field
 
@@ -37,6 +37,7 @@ class CreateGameSchema(GameOptionsSchema):
     game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
     seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
                         metadata={"description": "required unless `replay`"})
+    options = options_field()
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -74,6 +75,8 @@ class CreateGameSchema(GameOptionsSchema):
         for name in ("game", "seats"):
             if name not in data:
                 raise ma.ValidationError("Missing data for required field.", name)
+        if "webhook" in data and all(seat["kind"] != "human" for seat in data["seats"]):
+            raise ma.ValidationError("needs a human seat: a game of AI seats only has none of yours", "webhook")
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).

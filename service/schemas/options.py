@@ -23,10 +23,9 @@ CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECO
 """`options.claim_after_seconds`, checked by `GameOptionsSchema` (the options are a free object, each game's own)."""
 
 
-class GameOptionsSchema(ma.Schema):
-    """A new game's `options`, checked as every way of starting one checks them (`POST /v1/games`, a quick match)."""
-
-    options = fields.Dict(
+def options_field() -> fields.Dict:
+    """A new game's `options`: each game's own by name, and the service's `clock` and `claim_after_seconds`."""
+    return fields.Dict(
         keys=fields.String(),
         load_default=dict,
         metadata={
@@ -47,6 +46,15 @@ class GameOptionsSchema(ma.Schema):
             "example": {},
         },
     )
+
+
+class GameOptionsSchema(ma.Schema):
+    """The checks of a new game's `options` (`options_field`), for every way of starting one.
+
+    `POST /v1/games`, a quick match and a replay (its export's `options`, required there): a subclass declares
+    `options = options_field()` where its fields' order (the spec's, and a generated client's positional
+    arguments) wants it.
+    """
 
     @ma.post_load
     def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
