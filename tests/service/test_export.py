@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import copy
+import random
 import subprocess
 import sys
-import random
 from typing import Any
 
 from tests.decks import stacked_deck
