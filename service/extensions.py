@@ -245,6 +245,7 @@ class BodyParser(FlaskParser):
         super().__init__(*args, **kwargs)
         self._schemas: dict[type[ma.Schema], ma.Schema] = {}
         self._parsed: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._header_names: dict[type[ma.Schema], list[str]] = {}
 
     def _get_schema(self, argmap: Any, req: Any) -> ma.Schema:
         # one instance per schema class: marshmallow's load keeps no state on the instance
@@ -277,9 +278,12 @@ class BodyParser(FlaskParser):
         req = req if req is not None else self.get_default_request()
         if location == "query":
             return argmap, location, req.query_string
-        schema = self._get_schema(argmap, req)
-        names = [field.data_key or name for name, field in schema.load_fields.items()]
-        return argmap, location, *(tuple(req.headers.getlist(name)) for name in names)
+        names = self._header_names.get(argmap)
+        if names is None:
+            fields = self._get_schema(argmap, req).load_fields
+            names = self._header_names[argmap] = [field.data_key or name for name, field in fields.items()]
+        headers = req.headers
+        return argmap, location, *(tuple(headers.getlist(name)) for name in names)
 
     def _raw_load_json(self, req: Any) -> Any:
         try:

@@ -23,7 +23,7 @@ from service.idempotency import IdempotentRequest
 from service.records import GameRecord, Status, hash_token
 from service.redis_clients import STORE_ERRORS
 from service.routes.game_blueprint import blp, view_of, view_response
-from service.schemas.actions import ACTION_SCHEMAS, action_request_body
+from service.schemas.actions import ACTION_LOADERS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
     ETAG_HEADER,
@@ -268,7 +268,7 @@ class Actions(MethodView):
             abort(422, message="the body must be a JSON object: one of your legal_actions",
                   errors={"body": [_what_the_body_is(body)]}, error="invalid_request")
         try:
-            action: Action = ACTION_SCHEMAS[record.game]().load(body)
+            action: Action = ACTION_LOADERS[record.game].load(body)
         except ValidationError as error:
             abort(422, message=f"not a valid {record.game} action", errors=error.messages, error="invalid_request")
         refuse_resigned_seat(record, seat, action)
