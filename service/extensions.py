@@ -228,6 +228,12 @@ PARSED_KEPT = 1024
 """How many query strings and header values `BodyParser` remembers the arguments of, per process."""
 
 
+def environ_key(header: str) -> str:
+    """The WSGI environ key of a request header (PEP 3333): what werkzeug's `request.headers` reads it from."""
+    name = header.upper().replace("-", "_")
+    return name if name in {"CONTENT_TYPE", "CONTENT_LENGTH"} else f"HTTP_{name}"
+
+
 class BodyParser(FlaskParser):
     """webargs' Flask parser, refusing as malformed (400 `invalid_request`) every body Python's JSON reader fails on.
 
@@ -245,7 +251,7 @@ class BodyParser(FlaskParser):
         super().__init__(*args, **kwargs)
         self._schemas: dict[type[ma.Schema], ma.Schema] = {}
         self._parsed: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self._header_names: dict[type[ma.Schema], list[str]] = {}
+        self._header_keys: dict[type[ma.Schema], list[str]] = {}
 
     def _get_schema(self, argmap: Any, req: Any) -> ma.Schema:
         # one instance per schema class: marshmallow's load keeps no state on the instance
@@ -278,12 +284,12 @@ class BodyParser(FlaskParser):
         req = req if req is not None else self.get_default_request()
         if location == "query":
             return argmap, location, req.query_string
-        names = self._header_names.get(argmap)
-        if names is None:
+        keys = self._header_keys.get(argmap)
+        if keys is None:
             fields = self._get_schema(argmap, req).load_fields
-            names = self._header_names[argmap] = [field.data_key or name for name, field in fields.items()]
-        headers = req.headers
-        return argmap, location, *(tuple(headers.getlist(name)) for name in names)
+            keys = self._header_keys[argmap] = [environ_key(field.data_key or name) for name, field in fields.items()]
+        environ = req.environ
+        return argmap, location, *(environ.get(key) for key in keys)
 
     def _raw_load_json(self, req: Any) -> Any:
         try:
