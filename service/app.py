@@ -13,7 +13,17 @@ from service.dispatcher import Dispatcher
 from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, CardroomFlask, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
-from service.routes import claim, game_blueprint, games, health, metrics, rules, seats, web  # noqa: F401 claim, games, seats
+from service.routes import (  # noqa: F401 claim, games, seats, webhooks: imported for their routes
+    claim,
+    game_blueprint,
+    games,
+    health,
+    metrics,
+    rules,
+    seats,
+    web,
+    webhooks,
+)
 from service.scheduling import Queues
 from service.schemas.actions import register_action_components
 from service.schemas.clock import ClockSchema
@@ -43,7 +53,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    # `games`, `seats` and `claim` put their routes on the one games blueprint when imported: one `games` tag
+    # `games`, `seats`, `claim` and `webhooks` put their routes on the one games blueprint when imported: one
+    # `games` tag
     for blueprint in (rules.blp, game_blueprint.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)

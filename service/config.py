@@ -25,6 +25,8 @@ def from_environment() -> dict[str, Any]:
         "RATE_LIMIT_ENABLED": os.environ.get("RATE_LIMIT_ENABLED", "1") != "0",
         # Web pages of these origins may call the API from a browser (service/cors.py); default none
         "CORS_ORIGINS": cors_origins(os.environ.get("CORS_ORIGINS", "")),
+        # The hosts a seat's webhook may call (service/webhooks.py); default none: every webhook is refused (SSRF)
+        "WEBHOOK_ALLOWED_HOSTS": webhook_allowed_hosts(),
         "LONG_POLL_MAX_SECONDS": 30,
         # Clients one process lets wait at once (long-polls and streams, each a greenlet of about 30 KB); beyond it a
         # wait is answered 503 with `Retry-After`. A bound for memory only: waiting costs no thread.
@@ -92,6 +94,35 @@ def cors_origins(text: str) -> list[str] | str:
     if text.strip() == "*":
         return "*"
     return [origin.strip() for origin in text.split(",") if origin.strip()]
+
+
+def webhook_allowed_hosts(text: str | None = None) -> frozenset[tuple[str, int | None]]:
+    """`WEBHOOK_ALLOWED_HOSTS` (or `text`) read: the `(host, port)` pairs a seat's webhook URL may name.
+
+    Comma-separated `host[:port]` (an IPv6 address in brackets, `[::1]:8080`), e.g.
+    `"hooks.example.com, 127.0.0.1:9000"` -> `{("hooks.example.com", None), ("127.0.0.1", 9000)}`; the host is
+    lowercased, and a port of None stands for the URL scheme's default (80, 443). Empty, the default: none, so
+    every webhook is refused and the server never calls an address the operator did not name (SSRF). The web
+    processes check it when a webhook is registered, the workers again before each delivery
+    (service/webhooks.py `host_allowed`).
+
+    Raises:
+        ValueError: an entry is not `host[:port]`.
+    """
+    text = os.environ.get("WEBHOOK_ALLOWED_HOSTS", "") if text is None else text
+    allowed = set()
+    for entry in (part.strip() for part in text.split(",")):
+        if not entry:
+            continue
+        parsed = urllib.parse.urlsplit(f"//{entry}")
+        try:
+            port = parsed.port
+        except ValueError:
+            port = -1
+        if not parsed.hostname or port == -1 or parsed.path or parsed.query or parsed.username is not None:
+            raise ValueError(f"WEBHOOK_ALLOWED_HOSTS: {entry!r} is not host[:port], e.g. hooks.example.com:8443")
+        allowed.add((parsed.hostname, port))
+    return frozenset(allowed)
 
 
 def eviction_allowed() -> bool:

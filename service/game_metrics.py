@@ -55,6 +55,11 @@ def ai_fallbacks_key(prefix: str) -> str:
     return f"{prefix}:metrics:ai_fallbacks"
 
 
+def webhook_deliveries_key(prefix: str) -> str:
+    """Hash `<event>|<outcome>` -> webhook delivery attempts that ended so (service/webhooks.py)."""
+    return f"{prefix}:metrics:webhook_deliveries"
+
+
 FLUSH_SECONDS = 1.0
 """How often a process adds its new game metric counts to Redis's (a scrape of the process adds them at once)."""
 IDLE_FLUSHES = 10
@@ -158,6 +163,16 @@ def observe_ai_decision(client: redis.Redis, prefix: str, game: str, level: str,
     PENDING.add(client, ai_decision_key(prefix), field + "sum", float(seconds))
 
 
+def count_webhook_delivery(client: redis.Redis, prefix: str, event: str, outcome: str) -> None:
+    """Count one webhook delivery attempt of `event` that ended with `outcome` (worker/webhooks.py `deliver`).
+
+    `delivered`, `retried` (failed, tried again later), `failed` (refused by the receiver, or the last attempt),
+    `refused` (its host no longer allowed), `dropped` (the seat changed hands or the game is gone) or
+    `not_enqueued` (the queue Redis failed when the move was stored: service/webhooks.py `notify`).
+    """
+    PENDING.add(client, webhook_deliveries_key(prefix), f"{event}{_SEPARATOR}{outcome}", 1)
+
+
 def _bound_text(bound: float) -> str:
     return "+Inf" if math.isinf(bound) else repr(bound)
 
@@ -180,7 +195,8 @@ class RedisGameCollector:
         """Yield the game metric families, read from Redis in one round trip.
 
         `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_fallbacks`,
-        `cardroom_ai_queue_depth`, `cardroom_active_games`, `cardroom_unreplicated_writes`.
+        `cardroom_ai_queue_depth`, `cardroom_active_games`, `cardroom_unreplicated_writes`,
+        `cardroom_webhook_deliveries`.
         """
         # only a scrape reads prometheus-client: the worker, which imports this module to write, never loads it
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
@@ -191,10 +207,11 @@ class RedisGameCollector:
             pipe.hgetall(ai_decision_key(self.prefix))
             pipe.hgetall(ai_fallbacks_key(self.prefix))
             pipe.get(unreplicated_key(self.prefix))
+            pipe.hgetall(webhook_deliveries_key(self.prefix))
             for game in self.games:
                 for private in (False, True):
                     pipe.zcount(index_key(self.prefix, Status.ACTIVE, game, private), time.time(), "+inf")
-            actions, decisions, fallbacks, unreplicated, *counts = pipe.execute()
+            actions, decisions, fallbacks, unreplicated, hooks, *counts = pipe.execute()
         active = [public + private for public, private in zip(counts[::2], counts[1::2], strict=True)]
 
         applied = CounterMetricFamily(
@@ -239,6 +256,14 @@ class RedisGameCollector:
         )
         waits.add_metric([], int(unreplicated or 0))
         yield waits
+
+        deliveries = CounterMetricFamily(
+            "cardroom_webhook_deliveries", "Webhook delivery attempts, by event and outcome",
+            labels=["event", "outcome"],
+        )
+        for field, count in sorted(hooks.items()):
+            deliveries.add_metric(field.decode().split(_SEPARATOR), int(count))
+        yield deliveries
 
         games = GaugeMetricFamily("cardroom_active_games", "Games in play (status active)", labels=["game"])
         for game, count in zip(self.games, active, strict=True):

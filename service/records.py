@@ -44,6 +44,10 @@ class SeatRecord:
 
     `invite_hash` is the hash of the invitation code that seated the player of a private game: it is given back
     to the game's unused codes if that player leaves before the game starts.
+
+    `webhook` is the seat's your-turn webhook, `{"url", "secret", "holder"}` (service/webhooks.py): `holder` is the
+    `token_hash` that registered it, and it is live only while that token holds the seat. The secret is stored as
+    given (it signs every delivery) and never shown in a view.
     """
 
     kind: str
@@ -51,6 +55,7 @@ class SeatRecord:
     level: str | None = None
     token_hash: str | None = None
     invite_hash: str | None = None
+    webhook: dict[str, str] | None = None
 
     @property
     def is_open(self) -> bool:

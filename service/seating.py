@@ -20,6 +20,7 @@ from service.refusals import Refusal
 from service.scheduling import Queues
 from service.store import GameStore, VersionConflict
 from service.turns import play, record_change
+from service.webhooks import attach
 
 ATTEMPTS = 8
 """How often a seat change is judged again on a game that changed meanwhile before the caller gets 409."""
@@ -99,11 +100,13 @@ def invite_of(record: GameRecord, code: str | None) -> str | None:
 
 
 def take_seat(
-    store: GameStore, queues: Queues, record: GameRecord, name: str, seat: int | None = None, invite: str | None = None
+    store: GameStore, queues: Queues, record: GameRecord, name: str, seat: int | None = None, invite: str | None = None,
+    webhook: dict[str, str] | None = None,
 ) -> tuple[GameRecord, int, str]:
     """Seat `name` at `seat` (default: the lowest open seat) of `record`; returns (new record, seat, token).
 
-    The game starts when its last open seat is taken.
+    The game starts when its last open seat is taken. `webhook` is the seat's, allowed already
+    (service/webhooks.py `registration`), held by the new token.
 
     Raises:
         InviteRequired, GameFull, SeatTaken: as their names say; nothing is written.
@@ -117,23 +120,25 @@ def take_seat(
     if seat not in open_seats:
         raise SeatTaken(f"seat {seat} is not an open human seat")
     token, token_hash = new_token()
-    return sit(store, queues, record, seat, name, token_hash, invite_hash), seat, token
+    return sit(store, queues, record, seat, name, token_hash, invite_hash, webhook), seat, token
 
 
 def sit(
     store: GameStore, queues: Queues, record: GameRecord, seat: int, name: str | None, token_hash: str,
-    invite_hash: str | None = None,
+    invite_hash: str | None = None, webhook: dict[str, str] | None = None,
 ) -> GameRecord:
     """Write open seat `seat` of `record` as taken by `name`, holding the token of `token_hash`; the new record.
 
     An `invite_hash` is the private game's invitation that seated the player, used up now. The game starts with
-    its last open seat (a rematch seats its players through this too, service/rematch.py).
+    its last open seat (a rematch seats its players through this too, service/rematch.py). `webhook`: the
+    seat's (service/webhooks.py `attach`).
 
     Raises:
         VersionConflict: another write landed first.
     """
     seats = [dataclasses.replace(entry) for entry in record.seats]
     seats[seat].token_hash, seats[seat].name, seats[seat].invite_hash = token_hash, name, invite_hash
+    attach(seats[seat], webhook)
     started = len(record.open_seats()) == 1
     new_record = dataclasses.replace(
         record, seats=seats, version=record.version + 1, status=Status.ACTIVE if started else Status.WAITING,

@@ -2,7 +2,7 @@
 
 Each function, `create_game` included, loads nothing itself beyond what it is given, applies the pure engine
 function, then makes one write (`GameStore.create`, or the compare-and-set `GameStore.save`), and enqueues the next
-AI turn. A rejection raises before any write.
+AI turn and the webhook deliveries due (service/webhooks.py `notify`). A rejection raises before any write.
 
 Two of a game's optional capabilities (`engine.protocol.Capabilities`) let the rules, not the service, decide:
 `seats_handed_to_ai(state)` (a resigned Talmut seat plays on as an AI) and `ai_delay_ms(state, seat)` (an AI
@@ -32,7 +32,7 @@ from engine import GAMES, GameFinished, NotYourTurn
 from engine.cards import parse_deck
 from engine.players import LEVELS
 from engine.protocol import Action, Event, capabilities
-from service import clocks, pauses, presence
+from service import clocks, pauses, presence, webhooks
 from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
@@ -161,6 +161,7 @@ def create_game(
     store.create(record, [stored_event(record.version, event)])
     wake_ai(store, queues, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
     clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
+    webhooks.notify(store, queues, None, record, None)
     return record
 
 
@@ -221,6 +222,7 @@ def play(
     store.save(new_record, record.version, stored, deadline=deadline, previous_status=record.status, claim=claim)
     count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queues, new_record)
+    webhooks.notify(store, queues, record, new_record, None if by_clock else seat)
     return new_record
 
 
@@ -322,6 +324,7 @@ def record_change(store: GameStore, queues: Queues, record: GameRecord, new_reco
     new_record.clock = clocks.next_clock(record, new_record, None, None, time.time())
     store.save(new_record, record.version, [stored_event(new_record.version, event)])
     wake_ai(store, queues, new_record)
+    webhooks.notify(store, queues, record, new_record, None)
 
 
 def ai_seats_to_act(record: GameRecord) -> list[int]:

@@ -344,6 +344,19 @@ def test_everything_on_reaches_the_pods() -> None:
     assert secret.startswith("rediss://")
 
 
+def test_webhook_hosts_reach_web_and_worker_and_the_workers_egress_opens_to_the_receivers() -> None:
+    """Issue 41: WEBHOOK_ALLOWED_HOSTS in both (the web checks a registration, the worker each delivery)."""
+    egress = [{"to": [{"ipBlock": {"cidr": "203.0.113.0/24"}}], "ports": [{"port": 443, "protocol": "TCP"}]}]
+    objects = by_name(merged(EVERYTHING, {"webhookAllowedHosts": "hooks.example.com, 203.0.113.7:8443",
+                                          "networkPolicy": {"webhookEgress": egress}}))
+    for component in ("web", "worker"):
+        assert {"name": "WEBHOOK_ALLOWED_HOSTS", "value": "hooks.example.com, 203.0.113.7:8443"} in container_of(
+            objects, component)["env"]
+    assert objects["NetworkPolicy/cardroom-worker"]["spec"]["egress"][-1] == egress[0]
+    assert egress[0] not in objects["NetworkPolicy/cardroom-web"]["spec"]["egress"]
+    assert all(entry["name"] != "WEBHOOK_ALLOWED_HOSTS" for entry in container_of(by_name({}), "worker")["env"])
+
+
 def test_keda_scales_the_workers_on_the_rq_queue() -> None:
     objects = by_name(EVERYTHING)
     scaled = objects["ScaledObject/cardroom-worker"]

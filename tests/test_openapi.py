@@ -28,8 +28,8 @@ def test_spec_is_openapi_3_0_with_every_route():
     assert set(spec["paths"]) == {
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
         "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
-        "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/v1/games/{game_id}/claim", "/healthz",
-        "/readyz", "/metrics",
+        "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/v1/games/{game_id}/claim",
+        "/v1/games/{game_id}/seats/{seat}/webhook", "/healthz", "/readyz", "/metrics",
     }
 
 
@@ -95,6 +95,7 @@ OPERATION_IDS = {
     ("get", "/metrics"): "getMetrics",
     ("post", "/v1/games/{game_id}/leave"): "leaveGame",
     ("post", "/v1/games/{game_id}/rematch"): "rematchGame",
+    ("get", "/v1/games/{game_id}/seats/{seat}/webhook"): "getSeatWebhook",
     ("post", "/v1/games/{game_id}/claim"): "claimGame",
 }
 VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "claim")
@@ -191,6 +192,21 @@ def test_the_lifecycle_operations_have_ids_examples_and_their_error_codes():
         assert {"visibility", "clock", "rematch"} <= set(schemas[f"{camel(game_id)}View"]["required"])
         assert {"invite", "invites"} <= set(schemas[f"{camel(game_id)}SeatedView"]["properties"])
     assert {"last_seen", "clock"} <= set(schemas["SeatView"]["properties"])
+
+
+def test_the_webhook_is_registered_on_create_and_join_and_its_status_never_shows_the_secret():
+    """Issue 41 point 2 (docs/api-additions.md "Your-turn webhooks")."""
+    spec = json.loads(SPEC.read_text())
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    for request in ("CreateGame", "Join"):
+        assert schemas[request]["properties"]["webhook"]["allOf"] == [{"$ref": "#/components/schemas/Webhook"}]
+    assert set(schemas["Webhook"]["required"]) == {"url", "secret"}
+    assert "webhook_not_allowed" in paths["/v1/games"]["post"]["responses"]["422"]["description"]
+    assert "webhook_not_allowed" in paths["/v1/games/{game_id}/seats"]["post"]["responses"]["422"]["description"]
+    status = paths["/v1/games/{game_id}/seats/{seat}/webhook"]["get"]
+    assert status["security"] == [{"bearer": []}]
+    assert "webhook_not_found" in status["responses"]["404"]["description"]
+    assert set(schemas["WebhookStatus"]["properties"]) == {"url", "last_delivery"}
 
 
 def test_the_claim_is_documented_with_its_option_its_view_block_and_its_error_codes():

@@ -49,6 +49,7 @@ from service.seating import invitations, new_seats
 from service.streams import reading_extras, view_events, wait_for_version
 from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, with_presence
+from service.webhooks import attach, registration
 
 _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false"}
 
@@ -75,7 +76,7 @@ class Games(MethodView):
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
     @blp.alt_response(404, schema="Error", description="unknown_game")
-    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck")
+    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck, webhook_not_allowed")
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
         """Create a game.
@@ -83,9 +84,16 @@ class Games(MethodView):
         The creator takes the first human seat and gets its `player_token`. The game starts once every human
         seat is taken; a game of AI seats only starts at once and plays itself. A `private` game is never listed
         in the lobby: its creator gets one `invites` code per other open seat, to share (`POST /seats` with it).
-        `options.clock` (every game) adds a turn limit and/or a time bank per seat.
+        `options.clock` (every game) adds a turn limit and/or a time bank per seat. A `webhook` is the creator's
+        seat's: signed events when it must act and when the game ends.
         """
+        webhook = registration(body.get("webhook"), current_app.config["WEBHOOK_ALLOWED_HOSTS"])
         seats, creator, token = new_seats(body["seats"])
+        if webhook is not None and creator is None:
+            abort(422, message="a game of AI seats only has no seat of yours for a webhook",
+                  errors={"json": {"webhook": ["needs a human seat"]}}, error="invalid_request")
+        if creator is not None:
+            attach(seats[creator], webhook)
         private = body["visibility"] == "private"
         codes = invitations(seats) if private else []
         record = create_game(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import current_app
 from flask.views import MethodView
 
 from service.auth import bearer_token, player_seat
@@ -17,6 +18,7 @@ from service.rematch import join_rematch
 from service.routes.game_blueprint import blp, view_of
 from service.schemas.games import JOIN_EXAMPLE, LINKS_OF_A_VIEW, JoinSchema, LeftSchema, RematchSchema, SeatedViewSchema
 from service.seating import leave, retried, take_seat
+from service.webhooks import registration
 
 
 @blp.route("/<game_id>/seats")
@@ -29,18 +31,27 @@ class Seats(MethodView):
     @blp.alt_response(403, schema="Error", description="invite_required")
     @blp.alt_response(404, schema="Error", description="game_not_found")
     @blp.alt_response(409, schema="Error", description="seat_taken, game_full")
+    @blp.alt_response(422, schema="Error", description="invalid_request, webhook_not_allowed")
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any], game_id: str):  # type: ignore[no-untyped-def]
         """Take an open human seat.
 
         The lowest open seat unless `seat` is given. The game starts when every human seat is taken. A private
         game's seat needs one of its `invite` codes, and each code seats one player once (403 `invite_required`).
+        A `webhook` is your seat's: signed events when it must act and when the game ends.
         """
+        webhook = registration(body.get("webhook"), current_app.config["WEBHOOK_ALLOWED_HOSTS"])
 
         def attempt() -> tuple[GameRecord, int, str]:
             record = services().records.load(game_id)
             return take_seat(
-                services().store, services().queues, record, body["name"], body.get("seat"), body.get("invite")
+                services().store,
+                services().queues,
+                record,
+                body["name"],
+                body.get("seat"),
+                body.get("invite"),
+                webhook,
             )
 
         record, seat, token = retried(attempt)

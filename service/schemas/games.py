@@ -18,6 +18,7 @@ from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
 from service.schemas.clock import ClockSchema
 from service.schemas.states import state_field
+from service.schemas.webhooks import webhook_field
 
 NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")
@@ -109,6 +110,7 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "private: never listed in the lobby; its seats are taken with the invite codes "
                   "returned to the creator", "example": "public"},
     )
+    webhook = webhook_field()
 
     @ma.post_load
     def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -152,6 +154,7 @@ class JoinSchema(ma.Schema):
         metadata={"description": "a private game's invitation code (each seats one player once)",
                   "example": "pXq3v1oW8Zr5bN2kYc7d0A"},
     )
+    webhook = webhook_field()
 
 
 class RematchSchema(ma.Schema):

@@ -212,8 +212,8 @@ def stop_stack(stack: Stack, delete_redis_keys: bool = True) -> None:
 
 def delete_keys(client: redis.Redis, prefix: str, queue: str, games: list[redis.Redis] | None = None) -> int:
     """Delete the keys of one stack by SCAN and return how many: `<prefix>:*`, its games' RQ jobs and results
-    (`rq:*ai-<game_id>-*`, `rq:*clock-<game_id>-*`), the queue's RQ keys (`rq:*<queue>*`) and its dead worker's
-    hash.
+    (`rq:*ai-<game_id>-*`, `rq:*clock-<game_id>-*`, webhook deliveries' `rq:*hook-<game_id>-*`), the queue's RQ keys
+    (`rq:*<queue>*`) and its dead worker's hash.
 
     `client` is the queue's Redis; `games` the Redis servers of the game state when it lives elsewhere (each
     primary of a Redis Cluster: a SCAN sees one node's keys only), else `client`'s too. Shared sets (`rq:queues`,
@@ -232,7 +232,8 @@ def delete_keys(client: redis.Redis, prefix: str, queue: str, games: list[redis.
                 pipe.delete(key)  # one key a command: a cluster node's keys span slots
             deleted += sum(pipe.execute())
     doomed: list[bytes] = []
-    patterns = [f"rq:*{kind}-{game_id}-*" for game_id in game_ids for kind in ("ai", "clock")] + [f"rq:*{queue}*"]
+    patterns = [f"rq:*{kind}-{game_id}-*" for game_id in game_ids for kind in ("ai", "clock", "hook")]
+    patterns.append(f"rq:*{queue}*")
     for pattern in patterns:
         doomed.extend(client.scan_iter(match=pattern, count=1000))
     for key in client.scan_iter(match="rq:worker:*", count=1000):

@@ -25,7 +25,7 @@ def delete_test_keys(client: redis.Redis, prefix: str) -> None:
     """Delete every key of one test: its games under `prefix`, its queue and its games' RQ jobs."""
     game_ids = {key.split(b"{")[1].split(b"}")[0] for key in client.scan_iter(match=f"{prefix}:{{*}}:game")}
     patterns = [f"{prefix}:*", f"rq:*{prefix}*"]
-    patterns += [f"rq:*{kind}-{game_id.decode()}-*" for game_id in game_ids for kind in ("ai", "clock")]
+    patterns += [f"rq:*{kind}-{game_id.decode()}-*" for game_id in game_ids for kind in ("ai", "clock", "hook")]
     for pattern in patterns:
         keys = list(client.scan_iter(match=pattern, count=1000))
         if keys:

@@ -223,6 +223,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.rateLimit.perAddress | quote }}
 - name: RATE_LIMIT_PER_TOKEN
   value: {{ .Values.rateLimit.perToken | quote }}
+{{- with .Values.webhookAllowedHosts }}
+- name: WEBHOOK_ALLOWED_HOSTS
+  value: {{ . | quote }}
+{{- end }}
 {{- with .Values.redis.passwordSecret }}
 {{- if .name }}
 - name: REDIS_PASSWORD
