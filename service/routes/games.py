@@ -254,6 +254,9 @@ class Actions(MethodView):
         )
         if not isinstance(new_record, GameRecord):  # the first response, of this request or of a repeat that won
             return new_record["body"], new_record["status"], {"ETag": f'"{new_record["body"]["version"]}"'}
+        # the game's next read in this process (its players' next move and view, on their kept-alive connections)
+        # then finds this text in Redis and decodes neither the record nor its state again
+        services().records.keep(new_record)
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
         keep = current_app.config["IDEMPOTENCY_TTL_SECONDS"]
         try:
