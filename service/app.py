@@ -13,8 +13,9 @@ from service.dispatcher import Dispatcher
 from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, CardroomFlask, JSONProvider, Services
 from service.redis_clients import STORE_ERRORS
-from service.routes import (  # noqa: F401 claim, games, seats, webhooks: imported for their routes
+from service.routes import (  # noqa: F401 claim, export, games, seats, webhooks: imported for their routes
     claim,
+    export,
     game_blueprint,
     games,
     health,
@@ -53,7 +54,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api = CardroomApi(app)
     register_action_components(api.spec)
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
-    # `games`, `seats`, `claim` and `webhooks` put their routes on the one games blueprint when imported: one
+    # `games`, `seats`, `claim`, `export` and `webhooks` put their routes on the one games blueprint when imported: one
     # `games` tag
     for blueprint in (rules.blp, game_blueprint.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)

@@ -23,7 +23,7 @@ PRESENCE_SECONDS = 10
 """A seat's `last_seen` is written at most once per this many seconds (docs/API.md presence)."""
 MARKS_KEPT = 10_000
 """How many seats' latest presence marks one process remembers (`mark_present`), the oldest dropped first."""
-_marked: OrderedDict[tuple[str, str, int], float] = OrderedDict()
+_marked: OrderedDict[tuple[str, str, int, str | None], float] = OrderedDict()
 
 
 def bearer_token() -> str | None:
@@ -113,14 +113,18 @@ def mark_present(record: GameRecord, seat: int) -> None:
     """Record that `seat`'s player is here now (`last_seen`), at most once per `PRESENCE_SECONDS`.
 
     Redis refuses a second write within the interval whichever process asks (`GameStore.touch_seen`); this
-    process does not even ask again within it, so a seat's steady polling costs no extra round trip.
+    process does not even ask again within it, so a seat's steady polling costs no extra round trip. The marks are
+    kept per player (the seat's token hash): the next player of a freed seat is seen at its first request.
     """
     store, now = services().store, time.time()
-    key = (store.prefix, record.game_id, seat)
+    key = (store.prefix, record.game_id, seat, record.seats[seat].token_hash)
     if now - _marked.get(key, -math.inf) < PRESENCE_SECONDS:
         return
     _marked[key] = now
     _marked.move_to_end(key)
     while len(_marked) > MARKS_KEPT:
         _marked.popitem(last=False)
-    store.touch_seen(record, seat, now, PRESENCE_SECONDS)
+    if not store.touch_seen(record, seat, now, PRESENCE_SECONDS):
+        # another process wrote it within the interval: time the next ask from that write (as read with the record),
+        # not from this refused one, which would let `last_seen` lag the seat's requests by twice the interval
+        _marked[key] = record.last_seen.get(seat, -math.inf)

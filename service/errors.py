@@ -61,7 +61,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(Refusal)  # every service refusal, declared where it is raised (service/refusals.py)
     def refused(error: Refusal):  # type: ignore[no-untyped-def]
         headers = {} if error.retry_after is None else {"Retry-After": str(error.retry_after)}
-        return envelope(error.status, error.error, error.message), error.status, headers
+        return envelope(error.status, error.error, error.message, **error.extra), error.status, headers
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

@@ -75,18 +75,43 @@ def awaited_seats(record: GameRecord) -> list[int]:
     return [seat for seat in sorted(to_act) if record.seats[seat].kind == "human" and must_act(record, seat)]
 
 
+def claimable_from(moment: float) -> str:
+    """A claim's `from` for `moment` (Unix seconds): ISO 8601 UTC rounded up to the millisecond.
+
+    `utc_iso` cuts to the millisecond, which would show a `from` up to 1 ms before `check_claim` allows the claim:
+    a claim sent at the `from` shown must never be too early.
+    """
+    millis = math.ceil(moment * 1000)
+    if millis / 1000 < moment:  # moment * 1000 came out just below a whole millisecond
+        millis += 1
+    return utc_iso(millis / 1000)
+
+
 def claim_block(record: GameRecord) -> dict[str, Any] | None:
     """The view's `claim` before presence is added: `{"after_seconds": N, "seats": [{"seat", "from"}]}`; None off.
 
-    `from` here counts from the game's creation (`created_at`), for a seat never seen; `with_claims` moves it to
-    `last_seen + after_seconds` for the seats seen since. Kept in the per-version view (service/views.py): nothing
-    in it depends on when it is read.
+    `from` here counts from when the seat was taken (`away_since`), for a seat never seen; `with_claims` moves it
+    to `last_seen + after_seconds` for the seats seen since. Kept in the per-version view (service/views.py):
+    nothing in it depends on when it is read.
     """
     after = claim_after(record)
     if after is None:
         return None
-    opened = utc_iso(record.created_at + after)
-    return {"after_seconds": after, "seats": [{"seat": seat, "from": opened} for seat in awaited_seats(record)]}
+    seats = [{"seat": seat, "from": claimable_from(away_since(record, seat) + after)} for seat in awaited_seats(record)]
+    return {"after_seconds": after, "seats": seats}
+
+
+def away_since(record: GameRecord, seat: int) -> float:
+    """Unix seconds since which `seat` counts as away: its `last_seen`, else when its player took it.
+
+    A seat taken at the creation counts from `created_at`; one taken later (`SeatRecord.taken_at`) from then: the
+    player who joins a game that waited for them has just shown up, whatever the creator's wait.
+    """
+    seen = record.last_seen.get(seat)
+    if seen is not None:
+        return seen
+    taken = record.seats[seat].taken_at
+    return record.created_at if taken is None else taken
 
 
 def with_claims(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, Any]:
@@ -96,7 +121,7 @@ def with_claims(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, 
         return view
     after = block["after_seconds"]
     seats = [
-        {**entry, "from": utc_iso(last_seen[entry["seat"]] + after)} if entry["seat"] in last_seen else entry
+        {**entry, "from": claimable_from(last_seen[entry["seat"]] + after)} if entry["seat"] in last_seen else entry
         for entry in block["seats"]
     ]
     return {**view, "claim": {**block, "seats": seats}}
@@ -105,9 +130,8 @@ def with_claims(view: dict[str, Any], last_seen: dict[int, float]) -> dict[str, 
 def check_claim(record: GameRecord, claimant: int, now: float) -> int:
     """The seat whose absence `claimant` claims at `now` (Unix seconds) in `record`: the one resigned for it.
 
-    Of the awaited seats other than `claimant`, the one away longest; away since its `last_seen`, or since the
-    game's creation if never seen. The refusals come in this order: the game's status, the option, the claimant,
-    the time.
+    Of the awaited seats other than `claimant`, the one away longest (`away_since`). The refusals come in this
+    order: the game's status, the option, the claimant, the time.
 
     `record` is an active or finished game: the caller refuses a waiting one (409 `game_not_started`,
     service/routes/claim.py), as service/turns.py raises it.
@@ -131,7 +155,7 @@ def check_claim(record: GameRecord, claimant: int, now: float) -> int:
         if awaited:
             raise NotYourClaim("the game waits for you: play, or resign")
         raise ClaimNotAllowed("the game waits for no other player now")
-    since = {seat: record.last_seen.get(seat, record.created_at) for seat in others}
+    since = {seat: away_since(record, seat) for seat in others}
     absent = min(others, key=lambda seat: since[seat])
     left = since[absent] + after - now
     if left > 0:

@@ -48,6 +48,9 @@ class SeatRecord:
     `webhook` is the seat's your-turn webhook, `{"url", "secret", "holder"}` (service/webhooks.py): `holder` is the
     `token_hash` that registered it, and it is live only while that token holds the seat. The secret is stored as
     given (it signs every delivery) and never shown in a view.
+
+    `taken_at` is the Unix time in seconds at which a player took the seat after the game's creation (None: taken
+    at creation, or never): a seat never seen is away from then on (service/presence.py), not from the creation.
     """
 
     kind: str
@@ -56,6 +59,7 @@ class SeatRecord:
     token_hash: str | None = None
     invite_hash: str | None = None
     webhook: dict[str, str] | None = None
+    taken_at: float | None = None
 
     @property
     def is_open(self) -> bool:

@@ -9,7 +9,7 @@ Flask-free: the worker raises and catches refusals too.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 RETRY_AFTER_SECONDS = 1
 """`Retry-After` of a 503 the service can serve again in a moment: Redis restarts or fails over within seconds."""
@@ -31,3 +31,8 @@ class Refusal(Exception):
     def message(self) -> str:
         """The human `message` of the error body."""
         return str(self)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Fields of the error body beyond the envelope's (a replay's `action_index`); none unless a subclass says."""
+        return {}

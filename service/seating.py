@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -138,6 +139,7 @@ def sit(
     """
     seats = [dataclasses.replace(entry) for entry in record.seats]
     seats[seat].token_hash, seats[seat].name, seats[seat].invite_hash = token_hash, name, invite_hash
+    seats[seat].taken_at = time.time()
     attach(seats[seat], webhook)
     started = len(record.open_seats()) == 1
     new_record = dataclasses.replace(

@@ -17,7 +17,7 @@ import math
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,7 @@ from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.idempotency import IdempotentRequest
+from service.recording import recorded_deal, recorded_move
 from service.records import GameRecord, SeatRecord, Status
 from service.redis_clients import STORE_ERRORS
 from service.refusals import Refusal
@@ -125,17 +126,7 @@ def create_game(
         InvalidOptions: `options` are not the game's (engine/errors.py).
         InvalidDeck: `deck` is not a permutation of the game's deck.
     """
-    if game_name not in GAMES:
-        raise UnknownGame(f"no game called {game_name!r}")
-    game = GAMES[game_name]
-    service_options = (clocks.OPTION, presence.OPTION)  # every game's, validated with the request
-    parsed_options = game.parse_options({name: value for name, value in options.items()
-                                         if name not in service_options})
-    if len(seats) not in game.SEATS:
-        raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
-    for number, seat in enumerate(seats):
-        if seat.kind == "ai" and seat.level not in LEVELS[game.ID]:
-            raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
+    game, parsed_options = checked_setup(game_name, seats, options)
     full_deck = game.full_deck(parsed_options)
     seed = secrets.randbits(63) if seed is None else seed
     cards = parse_deck(deck, full_deck) if deck is not None else None
@@ -158,11 +149,44 @@ def create_game(
     record.decoded = state
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)
     event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
-    store.create(record, [stored_event(record.version, event)])
+    store.create(record, [recorded_deal(stored_event(record.version, event), seed, deck)])
     wake_ai(store, queues, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
     clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
     webhooks.notify(store, queues, None, record, None)
     return record
+
+
+SERVICE_OPTIONS = (clocks.OPTION, presence.OPTION)
+"""The options every game takes, the service's (validated with the request); a game's rules never see them."""
+
+
+def rules_options(game: Any, options: Mapping[str, object]) -> Any:
+    """`game`'s own `parse_options` of `options` without the service's (`SERVICE_OPTIONS`).
+
+    Raises:
+        InvalidOptions: they are not the game's (engine/errors.py).
+    """
+    return game.parse_options({name: value for name, value in options.items() if name not in SERVICE_OPTIONS})
+
+
+def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: Mapping[str, object]) -> tuple[Any, Any]:
+    """The rules of `game_name` and its parsed `options` (`rules_options`), checked against `seats`.
+
+    Raises:
+        UnknownGame: no such game.
+        InvalidSetup: too few or too many seats, or an AI level the game does not offer.
+        InvalidOptions: `options` are not the game's (engine/errors.py).
+    """
+    if game_name not in GAMES:
+        raise UnknownGame(f"no game called {game_name!r}")
+    game = GAMES[game_name]
+    parsed_options = rules_options(game, options)
+    if len(seats) not in game.SEATS:
+        raise InvalidSetup(f"{game.ID} is played by {game.SEATS.start}-{game.SEATS.stop - 1} seats")
+    for number, seat in enumerate(seats):
+        if seat.kind == "ai" and seat.level not in LEVELS[game.ID]:
+            raise InvalidSetup(f"seat {number}: AI level must be one of {', '.join(LEVELS[game.ID])}")
+    return game, parsed_options
 
 
 def play(
@@ -215,6 +239,7 @@ def play(
     new_record.decoded = state
     new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
     stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
+    recorded_move(stored, seat, action)
     # a seat's own move must land before its clock runs out (its timeout owns the version after the deadline); a
     # resignation loses at least as much as the timeout would, so leaving always works
     own_move = by_clock is None and action["type"] != "resign"

@@ -29,7 +29,8 @@ def test_spec_is_openapi_3_0_with_every_route():
         "/v1/rules", "/v1/rules/{game}", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/seats",
         "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
         "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/v1/games/{game_id}/claim",
-        "/v1/games/{game_id}/seats/{seat}/webhook", "/healthz", "/readyz", "/metrics",
+        "/v1/games/{game_id}/seats/{seat}/webhook", "/v1/games/{game_id}/export",
+        "/healthz", "/readyz", "/metrics",
     }
 
 
@@ -98,7 +99,7 @@ OPERATION_IDS = {
     ("get", "/v1/games/{game_id}/seats/{seat}/webhook"): "getSeatWebhook",
     ("post", "/v1/games/{game_id}/claim"): "claimGame",
 }
-VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "claim")
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "claim", "export")
 
 
 def test_every_operation_has_a_short_stable_verb_first_id():
@@ -192,6 +193,25 @@ def test_the_lifecycle_operations_have_ids_examples_and_their_error_codes():
         assert {"visibility", "clock", "rematch"} <= set(schemas[f"{camel(game_id)}View"]["required"])
         assert {"invite", "invites"} <= set(schemas[f"{camel(game_id)}SeatedView"]["properties"])
     assert {"last_seen", "clock"} <= set(schemas["SeatView"]["properties"])
+
+
+def test_the_export_and_the_replay_are_documented_as_a_generated_client_needs_them():
+    """Issue 41: the export is a schema of its own, also offered as text; `CreateGame` takes a `replay`."""
+    spec = json.loads(SPEC.read_text())
+    paths, schemas = spec["paths"], spec["components"]["schemas"]
+    export = paths["/v1/games/{game_id}/export"]["get"]
+    assert export["operationId"] == "exportGame"
+    content = export["responses"]["200"]["content"]
+    assert content["application/json"]["schema"] == {"$ref": "#/components/schemas/Export"}
+    assert content["text/plain"]["schema"] == {"type": "string"}
+    assert {"not_finished", "not_exportable"} <= set(export["responses"]["409"]["description"].split(", "))
+    assert export["responses"]["406"]["description"] == "not_acceptable"
+    assert set(schemas["Export"]["required"]) == {
+        "format", "game", "options", "seats", "seed", "deck", "shuffled", "actions", "result"}
+    assert schemas["CreateGame"]["properties"]["replay"] == {"$ref": "#/components/schemas/Export"} or schemas[
+        "CreateGame"]["properties"]["replay"]["allOf"] == [{"$ref": "#/components/schemas/Export"}]
+    create = paths["/v1/games"]["post"]
+    assert "replay_mismatch" in create["responses"]["422"]["description"]
 
 
 def test_the_webhook_is_registered_on_create_and_join_and_its_status_never_shows_the_secret():

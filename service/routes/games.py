@@ -22,6 +22,7 @@ from service.extensions import services
 from service.idempotency import IdempotentRequest
 from service.records import GameRecord, Status, hash_token
 from service.redis_clients import STORE_ERRORS
+from service.routes.export import replay_response
 from service.routes.game_blueprint import blp, view_of, view_response
 from service.schemas.actions import ACTION_LOADERS, action_request_body
 from service.schemas.games import (
@@ -76,7 +77,9 @@ class Games(MethodView):
         "description": "the new game's URL", "schema": {"type": "string", "example": "/v1/games/9b2f4c0e"},
     }})
     @blp.alt_response(404, schema="Error", description="unknown_game")
-    @blp.alt_response(422, schema="Error", description="invalid_request, invalid_deck, webhook_not_allowed")
+    @blp.alt_response(
+        422, schema="Error", description="invalid_request, invalid_deck, replay_mismatch, webhook_not_allowed"
+    )
     @blp.doc(responses={201: {"links": LINKS_OF_A_VIEW}})
     def post(self, body: dict[str, Any]):  # type: ignore[no-untyped-def]
         """Create a game.
@@ -85,8 +88,12 @@ class Games(MethodView):
         seat is taken; a game of AI seats only starts at once and plays itself. A `private` game is never listed
         in the lobby: its creator gets one `invites` code per other open seat, to share (`POST /seats` with it).
         `options.clock` (every game) adds a turn limit and/or a time bank per seat. A `webhook` is the creator's
-        seat's: signed events when it must act and when the game ends.
+        seat's: signed events when it must act and when the game ends. `{"replay": <export>}` plays a finished
+        game's export again as a new finished game (201, the spectator view, `player_token` null; 422
+        `replay_mismatch` when an action does not apply or the result differs).
         """
+        if "replay" in body:
+            return replay_response(body)
         webhook = registration(body.get("webhook"), current_app.config["WEBHOOK_ALLOWED_HOSTS"])
         seats, creator, token = new_seats(body["seats"])
         if webhook is not None and creator is None:

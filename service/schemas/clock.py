@@ -8,7 +8,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from service.clocks import ClockConfig
+from service.clocks import OPTION, ClockConfig
 
 MAX_SECONDS = 86400
 
@@ -51,3 +51,18 @@ class ClockSchema(ma.Schema):
     def _stored(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """The stored form (`ClockConfig`): the defaults filled, an absent limit left out."""
         return {name: value for name, value in asdict(ClockConfig(**data)).items() if value is not None}
+
+
+def with_clock_checked(options: dict[str, Any]) -> dict[str, Any]:
+    """A create request's `options` with `options.clock` validated and in its stored form (`ClockSchema`).
+
+    Raises:
+        ValidationError: the clock is not valid, reported under `options.clock`.
+    """
+    if OPTION not in options:
+        return options
+    try:
+        clock = ClockSchema().load(options[OPTION])
+    except ma.ValidationError as error:
+        raise ma.ValidationError({"options": {OPTION: error.messages}}) from error
+    return {**options, OPTION: clock}

@@ -16,7 +16,8 @@ from service.presence import MIN_SECONDS as MIN_CLAIM_SECONDS
 from service.presence import OPTION as CLAIM
 from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
-from service.schemas.clock import ClockSchema
+from service.schemas.clock import ClockSchema, with_clock_checked
+from service.schemas.export import ExportSchema
 from service.schemas.states import state_field
 from service.schemas.webhooks import webhook_field
 
@@ -74,10 +75,11 @@ CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECO
 
 
 class CreateGameSchema(ma.Schema):
-    """Create a game; the creator takes the first human seat."""
+    """Create a game (the creator takes the first human seat), or replay an export (`replay` alone)."""
 
-    game = fields.String(required=True, metadata={"example": "durak"})
-    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=8))
+    game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
+    seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
+                        metadata={"description": "required unless `replay`"})
     options = fields.Dict(
         keys=fields.String(), load_default=dict,
         metadata={
@@ -112,15 +114,28 @@ class CreateGameSchema(ma.Schema):
     )
     webhook = webhook_field()
 
+    replay = fields.Nested(ExportSchema, metadata={
+        "description": "a finished game's export (GET /v1/games/{game_id}/export) to play again move for move as a "
+        "new finished game; with it, only `visibility` may be given"})
+
+    @ma.validates_schema
+    def _a_game_or_a_replay(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "replay" in data:
+            given = {"game", "seats", "deck", "seed", "webhook"} & data.keys()
+            given |= {"options"} if data["options"] else set()
+            if given:  # a replay's setup is its export's, and it holds no seat a webhook could name
+                message = f"a replay takes no {', '.join(sorted(given))}"
+                raise ma.ValidationError(message, "replay")
+            return
+        for name in ("game", "seats"):
+            if name not in data:
+                raise ma.ValidationError("Missing data for required field.", name)
+
     @ma.post_load
     def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
-        if CLOCK in data["options"]:
-            try:
-                clock = ClockSchema().load(data["options"][CLOCK])
-            except ma.ValidationError as error:
-                raise ma.ValidationError({"options": {CLOCK: error.messages}}) from error
-            data["options"] = {**data["options"], CLOCK: clock}
+        if "options" in data:
+            data["options"] = with_clock_checked(data["options"])
         return data
 
     @ma.validates_schema

@@ -151,6 +151,32 @@ def test_generated_sdk_plays_a_whole_game_against_the_ai(sdk: ModuleType, stack:
     assert result.winners or result.draw, result
 
 
+@pytest.mark.parametrize("game", ["durak", "talmut"])
+def test_generated_sdk_exports_a_finished_game_and_replays_it(sdk: ModuleType, stack: Stack, game: str) -> None:
+    """docs/api-additions.md "Finished-game export and replay": the export is a model of its own, and a replay
+    made of it through the generated `CreateGame(replay=...)` is the same finished game under a new id."""
+    models = sdk_module(sdk, "models")
+    export_game = sdk_module(sdk, "api.games.export_game")
+    create_game = sdk_module(sdk, "api.games.create_game")
+    view = play_one(sdk, stack.base_url, game, seed=12)
+    with sdk.Client(base_url=stack.base_url) as anonymous:
+        exported = export_game.sync_detailed(view.game_id, client=anonymous)
+        assert exported.status_code == 200, exported.content
+        export = exported.parsed
+        assert isinstance(export, models.Export), type(export)
+        assert (export.game, export.game_id, export.format_) == (game, view.game_id, "cardroom-export/1")
+        assert export.result.to_dict() == view.result.to_dict()
+        assert [entry.to_dict() for entry in export.seats][0] == {"seat": 0, "kind": "human", "name": "Ann"}
+        assert export.actions and all(isinstance(entry, models.ExportedAction) for entry in export.actions)
+        created = create_game.sync_detailed(client=anonymous, body=models.CreateGame(replay=export))
+        assert created.status_code == 201, created.content
+        replay = created.parsed
+        assert (replay.status, replay.you, replay.player_token) == ("finished", None, None)
+        again = export_game.sync(replay.game_id, client=anonymous)
+        assert isinstance(again, models.Export)
+        assert {**again.to_dict(), "game_id": view.game_id} == export.to_dict()
+
+
 def test_generated_models_round_trip_a_legal_action(sdk: ModuleType) -> None:
     """The per-game `oneOf` with its `type` discriminator becomes one model per action."""
     models = sdk_module(sdk, "models")

@@ -54,7 +54,8 @@ def _a_game() -> tuple[str, str]:
 GAME_ID, TOKEN = _a_game()
 # The stream never ends while its game goes on (a keep-alive comment every 15 s), so a generated request of it would
 # hold the test for ever: streams are aimed at a finished game, whose stream sends its last view and ends, so its
-# events are checked against the spec too (tests/e2e/test_waiting.py checks a live stream on the real server).
+# events are checked against the spec too (tests/e2e/test_waiting.py checks a live stream on the real server); so are
+# exports, which only a finished game has.
 FINISHED_ID, FINISHED_TOKEN = _a_game()
 assert APP.test_client().post(f"/v1/games/{FINISHED_ID}/actions", json={"type": "resign"},
                               headers={"Authorization": f"Bearer {FINISHED_TOKEN}"}).json["status"] == "finished"
@@ -65,7 +66,8 @@ assert APP.test_client().post(f"/v1/games/{FINISHED_ID}/actions", json={"type": 
 def test_no_operation_fails_or_breaks_the_spec(case) -> None:  # type: ignore[no-untyped-def]
     """Generated requests, half of those naming a game aimed at a real one with its token: no 5xx, all as specified."""
     if "game_id" in (case.path_parameters or {}) and zlib.crc32(repr(case.body).encode()) % 2 == 0:
-        game_id, token = (FINISHED_ID, FINISHED_TOKEN) if case.path.endswith("/stream") else (GAME_ID, TOKEN)
+        finished = case.path.endswith(("/stream", "/export"))
+        game_id, token = (FINISHED_ID, FINISHED_TOKEN) if finished else (GAME_ID, TOKEN)
         case.path_parameters["game_id"] = game_id
         if "Authorization" in (case.headers or {}):  # a generated token becomes a real one (never adds one)
             case.headers["Authorization"] = f"Bearer {token}"

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine import GAMES
+from service.auth import PRESENCE_SECONDS
 from service.clocks import utc_iso
 from service.presence import MAX_SECONDS, MIN_SECONDS
 from tests.engine.talmut.notation import E1
@@ -29,7 +30,7 @@ SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.js
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime(1_800_000_000.0)
-    for where in ("service.auth.time", "service.routes.claim.time", "service.turns.time"):
+    for where in ("service.auth.time", "service.routes.claim.time", "service.turns.time", "service.seating.time"):
         monkeypatch.setattr(where, fake)
     return fake
 
@@ -141,6 +142,32 @@ def test_the_etag_is_the_version_alone_presence_moves_without_one(api, clock):
     assert first.json["seats"][0]["last_seen"] is None
 
 
+def test_a_mark_another_process_wrote_first_delays_this_process_s_next_by_no_more_than_the_interval(api, clock):
+    game_id, tokens = humans(api, deck=K1)
+    start = clock.now
+    # the seat's request served by another process (another gunicorn worker) writes its presence at `start`
+    api.services.store.touch_seen(api.services.store.load(game_id), 0, start, PRESENCE_SECONDS)
+    clock.now = start + PRESENCE_SECONDS - 0.1
+    api.view(game_id, tokens[0])  # here: Redis refuses this mark, the other one is too recent
+    clock.now = start + 2 * PRESENCE_SECONDS - 0.2
+    api.view(game_id, tokens[0])  # 19.8 s after the last mark written: this one must be
+    assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
+
+
+def test_the_next_player_of_a_freed_seat_is_seen_at_once(api, clock):
+    # a waiting Talmut game: Bob takes seat 1, is seen, leaves; Cy takes the seat 5 s later and reads the game
+    created = api.create([{"kind": "human"}] * 3, game="talmut", options={"claim_after_seconds": AFTER}).json
+    game_id = created["game_id"]
+    bob = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"}).json["player_token"]
+    api.view(game_id, bob)
+    assert api.request("POST", f"/v1/games/{game_id}/leave", bob).json["outcome"] == "seat_freed"
+    assert api.view(game_id).json["seats"][1]["last_seen"] is None
+    clock.now += 5
+    cy = api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Cy", "seat": 1}).json["player_token"]
+    api.view(game_id, cy)
+    assert api.view(game_id).json["seats"][1]["last_seen"] == utc_iso(clock.now)
+
+
 def test_a_stream_marks_its_seat_present(api, clock):
     game_id, tokens = humans(api, deck=K1)
     response = api.request("GET", f"/v1/games/{game_id}/stream", tokens[1])
@@ -177,6 +204,36 @@ def test_a_claim_comes_only_after_the_time_and_wins_a_two_seat_game(api, clock):
     assert [event["type"] for event in last] == ["claimed", "resigned", "game_ended"]
     assert last[0] == {"version": view["version"], "type": "claimed", "seat": 0, "by": 1}
     refused_claim(api, game_id, tokens[1], 409, "game_finished")
+
+
+def test_a_seat_taken_late_is_away_only_from_when_it_was_taken(api, clock):
+    # Ann waits five minutes for an opponent; Bob's joining is his first sign of life, not his absence since creation
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}], deck=K1,
+                         options={"claim_after_seconds": AFTER}).json
+    game_id, ann = created["game_id"], created["player_token"]
+    clock.now += 5 * AFTER
+    joined_at = clock.now
+    assert api.request("POST", f"/v1/games/{game_id}/seats", json={"name": "Bob"}).status_code == 201
+    attacked = api.act(game_id, ann, api.legal(game_id, ann)[0])
+    assert attacked.status_code == 200, attacked.json
+    assert attacked.json["claim"]["seats"] == [{"seat": 1, "from": utc_iso(joined_at + AFTER)}]
+    assert refused_claim(api, game_id, ann, 409, "claim_too_early").headers["Retry-After"] == str(AFTER)
+    clock.now = joined_at + AFTER
+    claimed = claim(api, game_id, ann)
+    assert claimed.status_code == 200, claimed.json
+    assert claimed.json["result"]["winners"] == [0]
+
+
+def test_a_claim_at_the_from_the_view_shows_succeeds(api, clock):
+    # a real clock is never on a whole millisecond: the seat is seen 0.4 ms past one
+    clock.now = 1_800_000_000.0004
+    game_id, tokens = humans(api, deck=K1)
+    claimable = api.view(game_id, tokens[0]).json["claim"]["seats"]
+    assert [entry["seat"] for entry in claimable] == [0]
+    clock.now = moment(claimable[0]["from"])
+    assert clock.now >= 1_800_000_000.0004 + AFTER  # never before the moment the judge counts
+    claimed = claim(api, game_id, tokens[1])
+    assert claimed.status_code == 200, claimed.json
 
 
 def test_a_request_of_the_absent_seat_puts_the_claim_off(api, clock):

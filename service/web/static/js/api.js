@@ -33,6 +33,8 @@ export const api = {
   create: (body) => request("POST", "/v1/games", { body }),
   join: (gameId, name) => request("POST", `${game(gameId)}/seats`, { body: { name } }),
   view: (gameId, token) => request("GET", game(gameId), { token }),
+  /** Where a finished game's export is (docs/api-additions.md): `json`, or `text` (Durak's move list). */
+  exportUrl: (gameId, format) => `${game(gameId)}/export${format === "text" ? "?format=text" : ""}`,
   /**
    * The view with fresh presence (`last_seen`, `claim`), which moves without a new version: never from the
    * browser's cache, whose revalidation would get a 304 for the same version (the ETag) and give back the old body.

@@ -318,8 +318,25 @@ class Table {
     const lobby = document.createElement("a");
     lobby.href = "/";
     lobby.textContent = t("nav.lobby");
-    panel.append(again, lobby);
+    panel.append(again, lobby, ...this.downloads());
     return panel;
+  }
+
+  /** "Download game": the finished game's export as a JSON file; a Durak game's move list as text too. */
+  downloads() {
+    const id = this.view.game_id;
+    const link = (format, name, label) => {
+      const anchor = document.createElement("a");
+      anchor.className = "download";
+      anchor.dataset.download = format;
+      anchor.href = api.exportUrl(id, format);
+      anchor.download = name;
+      anchor.textContent = t(label);
+      return anchor;
+    };
+    const links = [link("json", `${this.view.game}-${id}.json`, "result.download")];
+    if (this.view.game === "durak") links.push(link("text", `durak-${id}.txt`, "result.download_text"));
+    return links;
   }
 
   /** The create request for "Play again": the one this game was made with, else the same seats. */
