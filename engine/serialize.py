@@ -37,7 +37,10 @@ def dump(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: dump(getattr(value, name)) for name in _field_names(kind)}
+        names = _FIELD_NAMES.get(kind)
+        if names is None:
+            names = _FIELD_NAMES[kind] = tuple(field.name for field in dataclasses.fields(value))
+        return {name: dump(getattr(value, name)) for name in names}
     if isinstance(value, tuple | list):
         return [dump(item) for item in value]
     return value
@@ -46,10 +49,8 @@ def dump(value: Any) -> Any:
 _AS_THEY_ARE = frozenset({str, int, bool, float, type(None)})
 """Types `dump` returns unchanged, checked exactly: a `Card`, an `Enum` (an IntEnum is an int) never is one."""
 
-
-@cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(cls))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""A dataclass's field names in order, by class, as `dump` walks them (`dataclasses.fields` builds a tuple anew)."""
 
 
 def load(cls: type, data: Mapping[str, Any], parse_card: Callable[[str], Card]) -> Any:

@@ -263,7 +263,7 @@ class BodyParser(FlaskParser):
         return super()._get_schema(argmap, req)
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any) -> Any:
-        """webargs' `parse`, remembering what a query string or the declared headers' values loaded to."""
+        """The parse of webargs, remembering what a query string or the declared headers' values loaded to."""
         key = self._memo_key(argmap, req, location, kwargs)
         if key is None:
             return super().parse(argmap, req, location=location, **kwargs)

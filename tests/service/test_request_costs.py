@@ -9,7 +9,6 @@ from service.extensions import BodyParser, CardroomFlask, environ_key
 from service.schemas.games import ViewHeadersSchema, ViewQuerySchema
 from tests.service.conftest import Api
 
-
 APP = CardroomFlask("test-request-costs")
 
 
@@ -36,8 +35,12 @@ def test_header_arguments_are_remembered_per_value_of_the_declared_headers() -> 
         other = parser.parse(ViewHeadersSchema, location="headers")
     with APP.test_request_context("/"):
         none = parser.parse(ViewHeadersSchema, location="headers")
-    assert (first, same, other, none) == ({"if_none_match": '"7"'}, {"if_none_match": '"7"'},
-                                          {"if_none_match": '"8"'}, {})
+    assert (first, same, other, none) == (
+        {"if_none_match": '"7"'},
+        {"if_none_match": '"7"'},
+        {"if_none_match": '"8"'},
+        {},
+    )
     assert len(parser._parsed) == 3  # undeclared headers are not part of what is remembered
 
 
@@ -46,13 +49,17 @@ def test_a_refused_query_is_refused_every_time(api: Api) -> None:
     answers = [api.request("GET", f"/v1/games/{game_id}?wait=31&after_version=1", tokens[0]) for _ in range(2)]
     assert [answer.status_code for answer in answers] == [422, 422]
     assert answers[0].json == answers[1].json
-    assert answers[0].json["errors"] == {"query": {"wait": ["Must be greater than or equal to 0 and less than or "
-                                                            "equal to 30."]}}
+    assert answers[0].json["errors"] == {
+        "query": {"wait": ["Must be greater than or equal to 0 and less than or equal to 30."]}
+    }
 
 
 def test_environ_keys_are_pep_3333_s() -> None:
     assert [environ_key(name) for name in ("If-None-Match", "Last-Event-ID", "Content-Type")] == [
-        "HTTP_IF_NONE_MATCH", "HTTP_LAST_EVENT_ID", "CONTENT_TYPE"]
+        "HTTP_IF_NONE_MATCH",
+        "HTTP_LAST_EVENT_ID",
+        "CONTENT_TYPE",
+    ]
 
 
 def test_the_coroutine_check_is_kept_per_plain_function_only() -> None:
