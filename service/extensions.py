@@ -225,7 +225,8 @@ class JSONProvider(DefaultJSONProvider):
 
 
 PARSED_KEPT = 1024
-"""How many query strings and header values `BodyParser` remembers the arguments of, per process."""
+"""How many query strings and header values `BodyParser` remembers the arguments of, per process (then it forgets
+them all and starts again)."""
 
 
 def environ_key(header: str) -> str:
@@ -242,7 +243,7 @@ class BodyParser(FlaskParser):
 
     The query's and the headers' arguments are a function of the schema and the raw text it reads (the query
     string; the values of the headers it declares: webargs excludes the others), so they are loaded once per such
-    text and process and then handed out as copies (`PARSED_KEPT` of them, the oldest forgotten first). A view read's
+    text and process and then handed out as copies (up to `PARSED_KEPT` of them). A view read's
     two schemas were a quarter of its web CPU (instantiated, copied and loaded per request; issue 39). Only what
     loaded is kept: a refusal is parsed, and raised, every time.
     """
@@ -271,7 +272,7 @@ class BodyParser(FlaskParser):
         if parsed is None:
             parsed = super().parse(argmap, req, location=location, **kwargs)
             if len(self._parsed) >= PARSED_KEPT:
-                del self._parsed[next(iter(self._parsed))]
+                self._parsed.clear()  # all at once: one step, whichever threads parse beside it
             self._parsed[key] = parsed
         return dict(parsed)
 
@@ -279,7 +280,9 @@ class BodyParser(FlaskParser):
         # only the plain case the routes use: a schema class, webargs' own `unknown` (EXCLUDE), no validators
         if not (isinstance(argmap, type) and issubclass(argmap, ma.Schema)) or kwargs.get("validate") is not None:
             return None
-        if kwargs.get("unknown", _UNKNOWN_DEFAULT) is not _UNKNOWN_DEFAULT or location not in {"query", "headers"}:
+        if kwargs.get("unknown", _UNKNOWN_DEFAULT) is not _UNKNOWN_DEFAULT or self.unknown is not _UNKNOWN_DEFAULT:
+            return None
+        if location not in {"query", "headers"}:
             return None
         req = req if req is not None else self.get_default_request()
         if location == "query":

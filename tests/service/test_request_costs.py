@@ -77,3 +77,14 @@ def test_the_coroutine_check_is_kept_per_plain_function_only() -> None:
     bound = View().get
     assert app.ensure_sync(bound) == bound
     assert bound not in app._synced.values()  # a bound method, new per request, is never kept
+
+
+def test_the_parser_forgets_everything_once_full_and_parses_on(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr("service.extensions.PARSED_KEPT", 2)
+    parser = BodyParser()
+    answers = []
+    for version in range(3):
+        with APP.test_request_context(f"/v1/games/x?after_version={version}"):
+            answers.append(parser.parse(ViewQuerySchema, location="query"))
+    assert answers == [{"after_version": version, "wait": 0} for version in range(3)]
+    assert len(parser._parsed) == 1  # the third found two kept, dropped them and kept itself
