@@ -19,6 +19,7 @@ from service.routes import (  # noqa: F401 claim, export, games, seats, webhooks
     game_blueprint,
     games,
     health,
+    matches,
     metrics,
     rules,
     seats,
@@ -56,7 +57,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api.spec.components.schema("ClockOptions", schema=ClockSchema)  # `options.clock` of CreateGame
     # `games`, `seats`, `claim`, `export` and `webhooks` put their routes on the one games blueprint when imported: one
     # `games` tag
-    for blueprint in (rules.blp, game_blueprint.blp, health.blp, metrics.blp):
+    for blueprint in (rules.blp, game_blueprint.blp, matches.blp, health.blp, metrics.blp):
         api.register_blueprint(blueprint)
     docs.init_app(app)
     guide.init_app(app)

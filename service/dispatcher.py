@@ -121,6 +121,7 @@ class Dispatcher:
         timeout_seconds: float,
         read_version: Callable[[], int | None],
         known: tuple[int, float] | None = None,
+        channel: str | None = None,
     ) -> int | None:
         """Block until the game's version exceeds `after_version`, `timeout_seconds` pass, or the process drains.
 
@@ -131,6 +132,8 @@ class Dispatcher:
         `read_version()` (a round trip saved: the common case, since a channel stays subscribed while the two
         players of a game take turns waiting). Returns the version seen last: None when the game does not exist,
         or when the subscription could not be confirmed in time (Redis unreachable: the next read answers 503).
+        `channel` names the channel to wait on instead of the game's (`channel_of(game_id)`): a quick-match
+        ticket's (service/matchmaking.py), whose versions are published the same way.
 
         Raises:
             TooManyWaiters: `max_waiters` clients wait already.
@@ -139,7 +142,7 @@ class Dispatcher:
         if self.draining.is_set():
             return None
         deadline = time.monotonic() + timeout_seconds
-        watch = self._enter(game_id, deadline)
+        watch = self._enter(channel or self.channel_of(game_id), deadline)
         try:
             version: int | None = None
             generation = -1
@@ -195,8 +198,8 @@ class Dispatcher:
                 watch.changed.wait(remaining)
             return True
 
-    def _enter(self, game_id: str, deadline: float) -> _Watch:
-        channel = self.channel_of(game_id).encode()
+    def _enter(self, name: str, deadline: float) -> _Watch:
+        channel = name.encode()
         with self._lock:
             self.check_room()
             self._start_reader()

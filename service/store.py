@@ -134,6 +134,7 @@ class GameStore:
         self.wait_timeout_ms = wait_timeout_ms
         self.sharded = is_cluster(client)
         scripts = script_sources(self.sharded)
+        self._create = client.register_script(scripts["create"])
         self._compare_and_set = client.register_script(scripts["compare_and_set"])
         self._compare_and_delete = client.register_script(scripts["compare_and_delete"])
         self._touch_seen = client.register_script(scripts["touch_seen"])
@@ -154,7 +155,7 @@ class GameStore:
     def script_keys(self, game_id: str) -> dict[str, list[str]]:
         """The keys each Lua script of the store gets for `game_id`, by script name (all in the game's hash slot)."""
         keys = [self._key(game_id, part) for part in ("game", "events", "version")]
-        return {"compare_and_set": keys, "compare_and_delete": keys, "touch_seen": keys[:1]}
+        return {"create": keys[:2], "compare_and_set": keys, "compare_and_delete": keys, "touch_seen": keys[:1]}
 
     def create(self, record: GameRecord, events: Sequence[dict[str, Any]] = ()) -> None:
         """Store a new game at `record.version`, setting its `written_at` to now.
@@ -164,15 +165,9 @@ class GameStore:
         """
         record.written_at = record.renewed_at = time.time()
         key = self._key(record.game_id, "game")
-        with self.client.pipeline() as pipe:
-            pipe.hsetnx(key, "version", record.version)
-            pipe.hset(key, "record", record.to_json())
-            pipe.expire(key, self.ttl_of(record))
-            if events:
-                pipe.rpush(self._key(record.game_id, "events"), *[json.dumps(e) for e in events])
-                pipe.expire(self._key(record.game_id, "events"), self.ttl_of(record))
-            created, *_ = pipe.execute()
-        if not created:
+        args: list[str | int] = [record.version, record.to_json(), self.ttl_of(record)]
+        args += [json.dumps(event) for event in events]
+        if not self._create(keys=self.script_keys(record.game_id)["create"], args=args):
             raise VersionConflict(record.game_id)
         try:
             self.lobby.index(record)

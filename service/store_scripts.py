@@ -29,6 +29,19 @@ redis.call('{publish}', KEYS[3], ARGV[2])
 return 1
 """
 
+# Create a game only if its id is free (a quick match's table has a chosen id, service/matchmaking.py): the record,
+# its lifetime (ARGV[3] seconds) and its first events (ARGV[4:]) are written whole or not at all. 0: the id is taken.
+_CREATE = """
+if redis.call('HSETNX', KEYS[1], 'version', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+if #ARGV >= 4 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 4))
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+return 1
+"""
+
 # Delete a game only if it is still at the version its deleter read (a seat taken meanwhile keeps it alive). The
 # version after it is published so that every waiter wakes at once, reads, and finds no game.
 _COMPARE_AND_DELETE = """
@@ -53,6 +66,7 @@ def script_sources(sharded: bool) -> dict[str, str]:
     """The store's Lua scripts by name, publishing with SPUBLISH when `sharded` (a Redis Cluster), else PUBLISH."""
     publish = "SPUBLISH" if sharded else "PUBLISH"
     return {
+        "create": _CREATE,
         "compare_and_set": _COMPARE_AND_SET.format(publish=publish),
         "compare_and_delete": _COMPARE_AND_DELETE.format(publish=publish),
         "touch_seen": _TOUCH_SEEN,

@@ -106,6 +106,7 @@ def create_game(
     visibility: str = "public",
     invites: Sequence[tuple[str, str]] = (),
     rematch_of: str | None = None,
+    game_id: str | None = None,
 ) -> GameRecord:
     """Deal a new game of `game_name` for `seats`, store it as version 1 and enqueue the AI turns due.
 
@@ -117,7 +118,8 @@ def create_game(
     the game's.
     A "private" game is not listed; `invites` are the (code, stored hash) pairs of the codes that may take its
     open seats (service/seating.py `invitations`), the codes kept for its seated players' views;
-    `rematch_of` names the finished game whose rematch this is (service/rematch.py).
+    `rematch_of` names the finished game whose rematch this is (service/rematch.py). `game_id` is the new game's
+    id when the caller chose it (a quick match's table, service/matchmaking.py), else a fresh one.
     docs/API.md "Resources".
 
     Raises:
@@ -125,6 +127,7 @@ def create_game(
         InvalidSetup: too few or too many seats, or an AI level the game does not offer.
         InvalidOptions: `options` are not the game's (engine/errors.py).
         InvalidDeck: `deck` is not a permutation of the game's deck.
+        VersionConflict: a game with that `game_id` exists already; nothing was written.
     """
     game, parsed_options = checked_setup(game_name, seats, options)
     full_deck = game.full_deck(parsed_options)
@@ -133,7 +136,7 @@ def create_game(
     state = game.new_game(len(seats), parsed_options, cards, seed=seed)
     state = capabilities(game).with_ai_seats(state, [number for number, seat in enumerate(seats) if seat.kind == "ai"])
     record = GameRecord(
-        game_id=uuid.uuid4().hex,
+        game_id=game_id or uuid.uuid4().hex,
         game=game.ID,
         version=1,
         status=Status.WAITING if any(seat.is_open for seat in seats) else Status.ACTIVE,
@@ -189,6 +192,36 @@ def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: Mapping[
     return game, parsed_options
 
 
+def refuse_unless_active(record: GameRecord) -> None:
+    """Refuse any move in a game that is over or has not started (docs/API.md errors, in this order).
+
+    Raises:
+        GameFinished: the game has a result (409 `game_finished`).
+        GameNotStarted: the game is waiting for players (409 `game_not_started`).
+    """
+    if record.status == Status.FINISHED:
+        raise GameFinished("the game is finished")
+    if record.status == Status.WAITING:
+        raise GameNotStarted("the game has not started: human seats are still open")
+
+
+def claim(store: GameStore, queues: Queues, record: GameRecord, claimant: int, now: float) -> GameRecord:
+    """Apply `claimant`'s claim at `now` (Unix seconds) against an absent seat; the new record.
+
+    The seat `presence.check_claim` names resigns, stored with a `claimed` event `{"seat", "by"}` before the
+    resignation's own (docs/api-additions.md "Presence and claims").
+
+    Raises:
+        GameFinished, GameNotStarted: as `refuse_unless_active`.
+        ClaimNotAllowed, NotYourClaim, ClaimTooEarly: as `presence.check_claim`.
+        VersionConflict: another write landed first; nothing was changed.
+    """
+    refuse_unless_active(record)
+    absent = presence.check_claim(record, claimant, now)
+    note = Event("claimed", {"seat": absent, "by": claimant})
+    return play(store, queues, record, absent, {"type": "resign"}, [note])
+
+
 def play(
     store: GameStore,
     queues: Queues,
@@ -218,10 +251,7 @@ def play(
             was changed, its timeout comes (docs/API.md `options.clock`).
         VersionConflict: another write landed first; nothing was changed.
     """
-    if record.status == Status.FINISHED:
-        raise GameFinished("the game is finished")
-    if record.status == Status.WAITING:
-        raise GameNotStarted("the game has not started: human seats are still open")
+    refuse_unless_active(record)
     game = GAMES[record.game]
     # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
     # a millisecond or two (an 8-seat Talmut table at most ~5 ms to decode); AI searches run in RQ workers only

@@ -30,7 +30,8 @@ def test_spec_is_openapi_3_0_with_every_route():
         "/v1/games/{game_id}/actions", "/v1/games/{game_id}/events", "/v1/games/{game_id}/stream",
         "/v1/games/{game_id}/leave", "/v1/games/{game_id}/rematch", "/v1/games/{game_id}/claim",
         "/v1/games/{game_id}/seats/{seat}/webhook", "/v1/games/{game_id}/export",
-        "/healthz", "/readyz", "/metrics",
+        "/healthz", "/readyz", "/metrics", "/v1/matches",
+        "/v1/matches/{ticket_id}", "/v1/matches/{ticket_id}/stream",
     }
 
 
@@ -94,12 +95,16 @@ OPERATION_IDS = {
     ("get", "/healthz"): "checkLiveness",
     ("get", "/readyz"): "checkReadiness",
     ("get", "/metrics"): "getMetrics",
+    ("post", "/v1/matches"): "createMatchTicket",
+    ("get", "/v1/matches/{ticket_id}"): "getMatchTicket",
+    ("delete", "/v1/matches/{ticket_id}"): "cancelMatchTicket",
+    ("get", "/v1/matches/{ticket_id}/stream"): "streamMatchTicket",
     ("post", "/v1/games/{game_id}/leave"): "leaveGame",
     ("post", "/v1/games/{game_id}/rematch"): "rematchGame",
     ("get", "/v1/games/{game_id}/seats/{seat}/webhook"): "getSeatWebhook",
     ("post", "/v1/games/{game_id}/claim"): "claimGame",
 }
-VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "claim", "export")
+VERBS = ("create", "list", "join", "get", "play", "check", "stream", "leave", "rematch", "claim", "export", "cancel")
 
 
 def test_every_operation_has_a_short_stable_verb_first_id():

@@ -48,6 +48,7 @@ from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from service.config import lifetimes
+from service.matchmaking import Matchmaker
 from service.redis_clients import STORE_ERRORS, UntilRedisAnswers
 from service.scheduling import Queues, queue_shard
 from service.store import GameNotFound, GameStore
@@ -337,6 +338,11 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
         store.lobby.prune()  # first: it also re-scores a live game whose index write was lost
     revived = []
     queues = Queues([make_queue(queue.connection, queue.name)])
+    # quick-match fallbacks due (docs/api-additions.md "Quick match"): here, not one RQ job per ticket, since a
+    # sorted set's entry costs less than a job's hash and the scheduler's entry, and nothing to undo when the
+    # ticket is matched or cancelled first; a due fallback waits at most an interval (a polling client's read
+    # seats it at once)
+    Matchmaker(store).fall_back_due(queues, shard)
     for game_id in store.lobby.active_game_ids():
         if count > 1 and queue_shard(game_id, count) != index:
             continue  # another queue Redis's: its workers sweep it

@@ -71,16 +71,12 @@ class SeatSpecSchema(ma.Schema):
 
 
 CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECONDS, MAX_CLAIM_SECONDS))
-"""`options.claim_after_seconds`, checked by `CreateGameSchema` (the options are a free object, each game's own)."""
+"""`options.claim_after_seconds`, checked by `GameOptionsSchema` (the options are a free object, each game's own)."""
 
 
-class CreateGameSchema(ma.Schema):
-    """Create a game (the creator takes the first human seat), or replay an export (`replay` alone)."""
-
-    game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
-    seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
-                        metadata={"description": "required unless `replay`"})
-    options = fields.Dict(
+def options_field() -> fields.Dict:
+    """A new game's `options`: each game's own by name, and the service's `clock` and `claim_after_seconds`."""
+    return fields.Dict(
         keys=fields.String(), load_default=dict,
         metadata={
             "description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults; and `clock` for "
@@ -93,6 +89,43 @@ class CreateGameSchema(ma.Schema):
             "example": {},
         },
     )
+
+
+class GameOptionsSchema(ma.Schema):
+    """The checks of a new game's `options` (`options_field`), for every way of starting one.
+
+    `POST /v1/games` and a quick match: a subclass declares `options = options_field()` where its fields' order
+    (the spec's, and a generated client's positional arguments) wants it.
+    """
+
+    @ma.post_load
+    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
+        if "options" in data:
+            data["options"] = with_clock_checked(data["options"])
+        return data
+
+    @ma.validates_schema
+    def _claim(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """`options.claim_after_seconds` (service/presence.py): whole seconds in range, and never with a clock."""
+        options = data.get("options", {})
+        if CLAIM not in options:
+            return
+        try:
+            CLAIM_AFTER.deserialize(options[CLAIM])
+        except ma.ValidationError as error:
+            raise ma.ValidationError({"options": {CLAIM: error.messages}}) from error
+        if CLOCK in options:
+            raise ma.ValidationError({"options": {CLAIM: ["claim needs a game without a clock"]}})
+
+
+class CreateGameSchema(GameOptionsSchema):
+    """Create a game (the creator takes the first human seat), or replay an export (`replay` alone)."""
+
+    game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
+    seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
+                        metadata={"description": "required unless `replay`"})
+    options = options_field()
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -130,27 +163,8 @@ class CreateGameSchema(ma.Schema):
         for name in ("game", "seats"):
             if name not in data:
                 raise ma.ValidationError("Missing data for required field.", name)
-
-    @ma.post_load
-    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
-        if "options" in data:
-            data["options"] = with_clock_checked(data["options"])
-        return data
-
-    @ma.validates_schema
-    def _claim(self, data: dict[str, Any], **kwargs: Any) -> None:
-        """`options.claim_after_seconds` (service/presence.py): whole seconds in range, and never with a clock."""
-        options = data.get("options", {})
-        if CLAIM not in options:
-            return
-        try:
-            CLAIM_AFTER.deserialize(options[CLAIM])
-        except ma.ValidationError as error:
-            raise ma.ValidationError({"options": {CLAIM: error.messages}}) from error
-        if CLOCK in options:
-            raise ma.ValidationError({"options": {CLAIM: ["claim needs a game without a clock"]}})
-
+        if "webhook" in data and all(seat["kind"] != "human" for seat in data["seats"]):
+            raise ma.ValidationError("needs a human seat: a game of AI seats only has none of yours", "webhook")
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).

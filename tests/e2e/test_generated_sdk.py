@@ -222,3 +222,36 @@ def test_a_long_poll_with_nothing_new_looks_as_the_readme_says(sdk: ModuleType, 
     assert (answer.status_code, answer.ok, answer.content) == (304, True, b"")
     polled = httpx.get(url, timeout=20)
     assert (polled.status_code, polled.is_success, polled.is_redirect, polled.content) == (304, False, True, b"")
+
+
+def test_generated_sdk_finds_a_table_by_quick_match_and_plays_it(sdk: ModuleType, stack: Stack) -> None:
+    """docs/api-additions.md "Quick match" through the generated client: a ticket cancelled, then one whose
+    fallback seats an AI, long-polled until matched; its `player_token` plays the game to the end."""
+    import httpx
+
+    models = sdk_module(sdk, "models")
+    create_ticket = sdk_module(sdk, "api.matches.create_match_ticket")
+    get_ticket = sdk_module(sdk, "api.matches.get_match_ticket")
+    cancel_ticket = sdk_module(sdk, "api.matches.cancel_match_ticket")
+    timeout = httpx.Timeout(WAIT_SECONDS + 10)
+    with sdk.Client(base_url=stack.base_url, timeout=timeout) as anonymous:
+        made = create_ticket.sync_detailed(client=anonymous, body=models.MatchRequest.from_dict({"game": "tadmur"}))
+        assert made.status_code == 202 and made.headers["Location"] == f"/v1/matches/{made.parsed.ticket_id}"
+        assert isinstance(made.parsed, models.NewTicket) and made.parsed.status == "waiting"
+        with sdk.AuthenticatedClient(base_url=stack.base_url, token=made.parsed.ticket_token, timeout=timeout) as me:
+            cancelled = cancel_ticket.sync(made.parsed.ticket_id, client=me)
+            assert isinstance(cancelled, models.Ticket) and cancelled.status == "cancelled"
+        body = models.MatchRequest.from_dict({"game": "tadmur", "name": "Ann",
+                                              "fallback": {"after_seconds": 0, "level": "easy"}})
+        ticket = create_ticket.sync(client=anonymous, body=body)
+    with sdk.AuthenticatedClient(base_url=stack.base_url, token=ticket.ticket_token, timeout=timeout) as me:
+        guard = StallGuard(f"ticket {ticket.ticket_id}")
+        while ticket.status == "waiting":
+            guard.check(None)
+            ticket = get_ticket.sync(ticket.ticket_id, client=me, wait=WAIT_SECONDS)
+        assert ticket.status == "matched" and ticket.seat == 0 and ticket.player_token == me.token
+    with sdk.AuthenticatedClient(base_url=stack.base_url, token=ticket.player_token, timeout=timeout) as player:
+        view = sdk_module(sdk, "api.games.get_game").sync(ticket.game_id, client=player)
+        assert view.you == 0 and [seat.kind for seat in view.seats] == ["human", "ai"]
+        final = play_to_the_end(sdk, player, view, random.Random(41))
+    assert final.result is not None

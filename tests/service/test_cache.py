@@ -6,10 +6,12 @@ import dataclasses
 import threading
 import time
 
+import pytest
+
 from service.app import create_app
 from service.cache import RecordCache
 from service.records import GameRecord
-from service.store import GameStore
+from service.store import GameStore, VersionConflict
 from tests.service.conftest import Api
 
 HANG_GUARD_SECONDS = 30
@@ -96,3 +98,16 @@ def test_a_kept_record_is_not_returned_once_redis_holds_another_record_of_its_ve
     store.save(dataclasses.replace(record, version=record.version + 1, clock={"by": "the stored write"}),
                record.version, [])
     assert cache.load(game_id).clock == {"by": "the stored write"}
+
+
+def test_creating_a_game_whose_id_exists_changes_nothing_of_it(api: Api) -> None:
+    """A quick match's table has a chosen id (service/matchmaking.py): a second creator of it must not overwrite the
+    first game's record nor add to its events (`GameStore.create` wrote both before refusing)."""
+    game_id, _ = api.create_humans()
+    store: GameStore = api.services.store
+    record, events = store.load(game_id), store.events(game_id)
+    again = dataclasses.replace(record, options={"by": "the second creator"})
+    with pytest.raises(VersionConflict):
+        store.create(again, [{"version": 1, "type": "created", "by": "the second creator"}])
+    assert store.load(game_id).options == record.options
+    assert store.events(game_id) == events

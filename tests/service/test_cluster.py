@@ -67,7 +67,7 @@ def test_every_script_touches_the_keys_of_one_hash_slot(sharded: bool) -> None:
     scripts = script_sources(sharded)
     for game_id in ("g1", uuid.uuid4().hex, "a{b}c"):
         keys = store.script_keys(game_id)
-        assert set(keys) == set(scripts) == {"compare_and_set", "compare_and_delete", "touch_seen"}
+        assert set(keys) == set(scripts) == {"create", "compare_and_set", "compare_and_delete", "touch_seen"}
         slots = {key_slot(key.encode()) for names in keys.values() for key in names}
         # the compare-and-set's fourth key, a request's Idempotency-Key that the move claims
         slots.add(key_slot(store.idempotency_key(game_id, "token hash", "move-1").encode()))

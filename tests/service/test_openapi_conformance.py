@@ -149,7 +149,8 @@ def test_every_request_body_has_an_example_the_server_accepts(api: Api) -> None:
         if isinstance(operation, dict) and "requestBody" in operation
     }
     assert set(bodies) == {("post", "/v1/games"), ("post", "/v1/games/{game_id}/seats"),
-                           ("post", "/v1/games/{game_id}/actions"), ("post", "/v1/games/{game_id}/rematch")}
+                           ("post", "/v1/games/{game_id}/actions"), ("post", "/v1/games/{game_id}/rematch"),
+                           ("post", "/v1/matches")}
     created = api.request("POST", "/v1/games", json=bodies["post", "/v1/games"])
     assert created.status_code == 201, created.json
     two_humans = {**bodies["post", "/v1/games"], "seats": [{"kind": "human"}, {"kind": "human"}]}
@@ -163,3 +164,5 @@ def test_every_request_body_has_an_example_the_server_accepts(api: Api) -> None:
     again = api.request("POST", f"/v1/games/{created.json['game_id']}/rematch", token,
                         json=bodies["post", "/v1/games/{game_id}/rematch"])
     assert again.status_code == 201, again.json
+    ticket = api.request("POST", "/v1/matches", json=bodies["post", "/v1/matches"])
+    assert (ticket.status_code, ticket.json["status"]) == (202, "waiting"), ticket.json

@@ -26,6 +26,7 @@ async function request(method, path, { body, token, headers = {}, signal, cache 
 }
 
 const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
+const ticket = (id) => `/v1/matches/${encodeURIComponent(id)}`;
 
 export const api = {
   rules: () => request("GET", "/v1/rules"),
@@ -47,6 +48,10 @@ export const api = {
    */
   play: (gameId, token, action, key) =>
     request("POST", `${game(gameId)}/actions`, { body: action, token, headers: { "Idempotency-Key": key } }),
+  /** Quick match (docs/api-additions.md): a ticket, read with a long-poll of `wait` seconds, cancelled. */
+  match: (body) => request("POST", "/v1/matches", { body }),
+  ticket: (ticketId, token, wait, signal) => request("GET", `${ticket(ticketId)}?wait=${wait}`, { token, signal }),
+  cancelTicket: (ticketId, token) => request("DELETE", ticket(ticketId), { token }),
   /** Claim against the absent seat the game waits for (docs/api-additions.md "Presence and claims"). */
   claim: (gameId, token) => request("POST", `${game(gameId)}/claim`, { token }),
 };

@@ -1,6 +1,7 @@
-// The lobby: start a game (the game, an AI level or "a friend" per other seat, the game's options), join an open
-// game, watch one; and the join form a friend's link opens. Automation hooks: `form[data-create]` with
-// `select[name=game]` and one `select[name=level]` per other seat (value `human`: a friend), `form[data-join]`.
+// The lobby: start a game (the game, an AI level or "a friend" per other seat, the game's options), or find a
+// table by quick match, join an open game, watch one; and the join form a friend's link opens. Automation hooks:
+// `form[data-create]` with `select[name=game]` and one `select[name=level]` per other seat (value `human`: a
+// friend), its `button[data-quick-match]` (and `[data-quick-status]`, `button[data-quick-cancel]`), `form[data-join]`.
 
 import { api, seats } from "./api.js";
 import { t } from "./i18n.js";
@@ -8,6 +9,8 @@ import { loadSettings, saveSettings } from "./settings.js";
 import { element } from "./games/parts.js";
 
 const FRIEND = "human";
+const QUICK_FALLBACK_SECONDS = 30;
+const QUICK_WAIT_SECONDS = 25;
 
 /** Create the game `body` (a POST /v1/games request), keep its token and setup, and open its table. */
 export async function startGame(body) {
@@ -15,6 +18,45 @@ export async function startGame(body) {
   seats.save(created.game_id, created.you, created.player_token);
   seats.saveSetup(created.game_id, body);
   location.assign(`/?game=${encodeURIComponent(created.game_id)}&seat=${created.you}`);
+}
+
+/**
+ * Quick match: make a ticket for `body` (a POST /v1/matches request), long-poll it until it is matched, then keep
+ * the seat's token and open the table. `show(text)` says where it stands; returns a function that cancels it.
+ */
+export function quickMatch(body, show, ended) {
+  const controller = new AbortController();
+  let made = null;
+  const open = (matched) => {
+    seats.save(matched.game_id, matched.seat, matched.player_token);
+    location.assign(`/?game=${encodeURIComponent(matched.game_id)}&seat=${matched.seat}`);
+  };
+  (async () => {
+    try {
+      made = await api.match(body);
+      let current = made;
+      show(body.fallback ? t("lobby.quick_fallback", { seconds: body.fallback.after_seconds }) : t("lobby.quick_waiting"));
+      while (current.status === "waiting") {
+        current = await api.ticket(made.ticket_id, made.ticket_token, QUICK_WAIT_SECONDS, controller.signal);
+      }
+      if (current.status === "matched") open(current);
+      else ended(t("lobby.quick_ended"));
+    } catch (error) {
+      if (!controller.signal.aborted) ended(error.message);
+    }
+  })();
+  return async () => {
+    controller.abort();
+    if (!made) return ended("");
+    try {
+      await api.cancelTicket(made.ticket_id, made.ticket_token);
+      ended("");
+    } catch (error) {
+      // seated meanwhile (409 ticket_matched): the table is there, go to it
+      if (error.error === "ticket_matched") open(await api.ticket(made.ticket_id, made.ticket_token, 0));
+      else ended(error.message);
+    }
+  };
 }
 
 function field(label, control) {
@@ -55,8 +97,18 @@ function createForm(rules) {
   const alert = alertBox();
   const submit = element("button", "primary", t("lobby.start"));
   submit.type = "submit";
+  const quick = element("button", null, t("lobby.quick_match"));
+  quick.type = "button";
+  quick.dataset.quickMatch = "";
+  const quickStatus = element("p", "quick-status");
+  quickStatus.dataset.quickStatus = "";
+  quickStatus.setAttribute("aria-live", "polite");
+  const quickCancel = element("button", null, t("lobby.quick_cancel"));
+  quickCancel.type = "button";
+  quickCancel.dataset.quickCancel = "";
+  quickCancel.hidden = true;
   form.append(title, field(t("lobby.game"), game), field(t("lobby.your_name"), name), countField, opponents,
-    optionsBox, submit, alert);
+    optionsBox, submit, quick, quickStatus, quickCancel, alert);
 
   const drawOpponents = () => {
     const entry = byId[game.value];
@@ -92,24 +144,52 @@ function createForm(rules) {
   count.addEventListener("change", drawOpponents);
   drawGame();
 
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const entry = byId[game.value];
+  const chosenOptions = (entry) => {
     const options = {};
     for (const key of Object.keys(entry.options)) {
       options[key] = Number(form.querySelector(`[name=option-${key}]`).value);
     }
-    const others = [...opponents.querySelectorAll("select[name=level]")].map((control) =>
-      (control.value === FRIEND ? { kind: "human" } : { kind: "ai", level: control.value }));
+    return options;
+  };
+  const levels = () => [...opponents.querySelectorAll("select[name=level]")].map((control) => control.value);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const entry = byId[game.value];
+    const others = levels().map((level) => (level === FRIEND ? { kind: "human" } : { kind: "ai", level }));
     saveSettings({ ...loadSettings(), name: name.value });
     submit.disabled = true;
     try {
-      await startGame({ game: entry.id, seats: [{ kind: "human", name: name.value }, ...others], options });
+      await startGame({ game: entry.id, seats: [{ kind: "human", name: name.value }, ...others],
+        options: chosenOptions(entry) });
     } catch (error) {
       alert.textContent = error.message;
       submit.disabled = false;
     }
   });
+  // Quick match: a table of this game, seat count and options with whoever asks for the same; the first other
+  // seat's AI level (unless "a friend") takes the free seats if nobody comes in time
+  let cancel = null;
+  const ended = (message) => {
+    cancel = null;
+    quickStatus.textContent = "";
+    alert.textContent = message;
+    quickCancel.hidden = true;
+    submit.disabled = quick.disabled = false;
+  };
+  quick.addEventListener("click", () => {
+    if (!form.reportValidity()) return;
+    const entry = byId[game.value];
+    const [level] = levels();
+    const body = { game: entry.id, players: Number(count.value), options: chosenOptions(entry), name: name.value };
+    if (level && level !== FRIEND) body.fallback = { after_seconds: QUICK_FALLBACK_SECONDS, level };
+    saveSettings({ ...loadSettings(), name: name.value });
+    alert.textContent = "";
+    submit.disabled = quick.disabled = true;
+    quickCancel.hidden = false;
+    quickStatus.textContent = t("lobby.quick_waiting");
+    cancel = quickMatch(body, (text) => { quickStatus.textContent = text; }, ended);
+  });
+  quickCancel.addEventListener("click", () => cancel && cancel());
   return form;
 }
 
