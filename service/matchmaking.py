@@ -6,6 +6,7 @@ its tickets is one Lua script in one slot, legal on a Redis Cluster (as service/
 - `<prefix>:{match:<queue>}:ticket:<id>`    hash: `status` (`waiting`, `pairing`, `matched`, `cancelled`),
   `version` (1 while waiting, 2 once it ended), the request (`game`, `options`, `players`, `name`, `fallback_*`),
   `token_hash`, `created_at`, `expires_at` (Unix seconds), and once paired `game_id`, `seat`, `paired_at`, `table`
+  and `ai_level` (the AI seats' level: that of the ticket whose fallback came due, empty for a full table)
 - `<prefix>:{match:<queue>}:ticket:<id>:version`  pub/sub channel: the ticket's new version (SPUBLISH on a
   cluster), which the dispatcher's waiters follow (service/dispatcher.py): a waiting ticket costs no thread
 - `<prefix>:matches:fallbacks`  sorted set of the tickets with a `fallback`, scored by when it is due; written by
@@ -58,8 +59,9 @@ WAITING, PAIRING, MATCHED, CANCELLED, EXPIRED = "waiting", "pairing", "matched",
 # The pairing step shared by both scripts. `take(queue, n, tickets, game_id, first)`: the oldest live tickets of
 # `queue` (waiting and not past `expires_at` by Redis's clock), at most `n`, popped from its head, dead ones dropped.
 # A full table (`first` nil: exactly `n` of them), or any table holding ticket `first` (a fallback), is marked
-# `pairing` with `game_id` and the seat of each in queue order, and returned; otherwise the live tickets go back to
-# the head in their order and nothing is returned.
+# `pairing` with `game_id`, the seat of each in queue order and `first`'s fallback level as the AI seats' (any other
+# ticket's may be none or another), and returned; otherwise the live tickets go back to the head in their order and
+# nothing is returned.
 _TAKE = """
 local function take(queue, n, tickets, game_id, first, keep)
   local clock = redis.call('TIME')
@@ -79,9 +81,10 @@ local function take(queue, n, tickets, game_id, first, keep)
     return {}
   end
   local table_json = cjson.encode(taken)
+  local level = first and redis.call('HGET', tickets .. first, 'fallback_level') or ''
   for i, id in ipairs(taken) do
     redis.call('HSET', tickets .. id, 'status', 'pairing', 'game_id', game_id, 'seat', i - 1,
-               'paired_at', tostring(now), 'table', table_json)
+               'paired_at', tostring(now), 'table', table_json, 'ai_level', level)
     redis.call('EXPIRE', tickets .. id, keep)
   end
   return taken
@@ -171,6 +174,7 @@ class Ticket:
     seat: int | None
     paired_at: float | None
     table: list[str]
+    ai_level: str | None
     read_at: float
 
     @property
@@ -364,9 +368,14 @@ class Matchmaker:
     def seat_table(self, queues: Queues, ticket_ids: list[str]) -> None:
         """Create the game of a table of tickets marked `pairing` (in seat order), then mark them `matched`.
 
-        The seats are the tickets' in order, each holding its ticket's token hash and name, then AI seats at the
-        first ticket's fallback level up to its seat count. Run again for the same table (its creator died), it
-        creates no second game: the game id is the one the pairing script recorded.
+        The seats are the tickets' in order, each holding its ticket's token hash and name, then AI seats up to the
+        seat count at the level the pairing recorded (`ai_level`: that of the ticket whose fallback came due). Run
+        again for the same table (its creator died), it creates no second game: the game id is the one the pairing
+        script recorded.
+
+        Raises:
+            UnknownGame, InvalidSetup, InvalidOptions: what `turns.create_game` raises for seats or options it
+                refuses (`open` checked them when each ticket was made); the tickets then stay `pairing`.
         """
         now = time.time()
         with self.client.pipeline(transaction=False) as pipe:
@@ -381,7 +390,7 @@ class Matchmaker:
                  for number, ticket in enumerate(tickets)]
         free = first.players - len(seats)
         if free:
-            seats += new_seats([{"kind": "ai", "level": first.fallback_level}] * free)[0]
+            seats += new_seats([{"kind": "ai", "level": first.ai_level}] * free)[0]
         if self.store.version(game_id) is None:
             try:
                 create_game(self.store, queues, first.game, seats, first.options, game_id=game_id)
@@ -440,5 +449,6 @@ def _ticket(ticket_id: str, stored: dict[bytes, bytes], read_at: float) -> Ticke
         name=text.get("name") or None, created_at=float(text["created_at"]), expires_at=float(text["expires_at"]),
         fallback_after=number("fallback_after"), fallback_level=text.get("fallback_level"),
         game_id=text.get("game_id"), seat=None if "seat" not in text else int(text["seat"]),
-        paired_at=number("paired_at"), table=json.loads(text.get("table", "[]")), read_at=read_at,
+        paired_at=number("paired_at"), table=json.loads(text.get("table", "[]")), ai_level=text.get("ai_level") or None,
+        read_at=read_at,
     )

@@ -259,3 +259,33 @@ def test_a_cancel_wins_over_a_fallback_due_but_not_seated_yet(api: Api) -> None:
     assert (cancelled.status_code, cancelled.json["status"], cancelled.json["game_id"]) == (200, "cancelled", None)
     assert Matchmaker(api.services.store).fall_back_due(api.services.queues) == 0
     assert read(api, made).json["status"] == "cancelled"
+
+
+def test_a_later_tickets_fallback_seats_ai_at_its_own_level(api: Api) -> None:
+    """The AI seats take the level of the ticket whose fallback came due, not the oldest ticket's.
+
+    Found in review: `seat_table` took `tickets[0].fallback_level`; a ticket without a fallback followed by one with
+    one gave level None, `create_game` raised InvalidSetup, the tickets stayed `pairing` and every read was 422.
+    """
+    ann = ticket(api, game="talmut", name="Ann")  # no fallback, the oldest: seat 0
+    bob = ticket(api, game="talmut", fallback={"after_seconds": 0, "level": "medium"}, name="Bob")
+    seen = read(api, bob)
+    assert seen.status_code == 200, seen.json
+    assert (seen.json["status"], seen.json["seat"]) == ("matched", 1)
+    assert read(api, ann).json["game_id"] == seen.json["game_id"]
+    game = api.view(seen.json["game_id"]).json
+    assert [(seat["kind"], seat["name"], seat.get("level")) for seat in game["seats"]] == [
+        ("human", "Ann", None), ("human", "Bob", None), ("ai", "AI (medium)", "medium")]
+
+
+def test_the_sweep_seats_ai_at_the_level_of_the_fallback_that_came_due(api: Api) -> None:
+    """Four seats: the oldest has no fallback, the second one later at `hard`, the third one due now at `easy`."""
+    made = [ticket(api, game="talmut", players=4),
+            ticket(api, game="talmut", players=4, fallback={"after_seconds": 600, "level": "hard"}),
+            ticket(api, game="talmut", players=4, fallback={"after_seconds": 0, "level": "easy"})]
+    assert Matchmaker(api.services.store).fall_back_due(api.services.queues) == 1
+    seen = [read(api, one).json for one in made]
+    assert [(one["status"], one["seat"]) for one in seen] == [("matched", 0), ("matched", 1), ("matched", 2)]
+    game = api.view(seen[0]["game_id"]).json
+    assert [(seat["kind"], seat.get("level")) for seat in game["seats"]] == [
+        ("human", None), ("human", None), ("human", None), ("ai", "easy")]
