@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import time
 import uuid
@@ -39,12 +40,16 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from engine import GAMES
+from service.game_metrics import count_quick_match_failure
 from service.records import SeatRecord, hash_token
+from service.redis_clients import STORE_ERRORS
 from service.refusals import Refusal
 from service.scheduling import Queues, queue_shard
 from service.seating import new_seats
 from service.store import GameStore, VersionConflict
 from service.turns import checked_setup, create_game
+
+log = logging.getLogger(__name__)
 
 TICKET_TTL_SECONDS = 600
 """How long a ticket waits before it is `expired` (docs/api-additions.md "Quick match"); `MATCH_TICKET_TTL_SECONDS`."""
@@ -403,7 +408,12 @@ class Matchmaker:
         """Seat the tickets whose fallback is due (the worker's sweep); how many tables were seated.
 
         The new games' ids hash to queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`), the
-        one whose queue `queues` holds, so their AI turns go where this worker serves.
+        one whose queue `queues` holds, so their AI turns go where this worker serves. A table whose game cannot be
+        created (a bug: `open` checked its setup) is logged and counted (`cardroom_quick_match_failures`) and tried
+        again next sweep; it never stops the others, nor the sweep's revivals after this.
+
+        Raises:
+            redis.RedisError: Redis failed (`STORE_ERRORS`): the sweep fails as a whole and runs again next interval.
         """
         index, count = shard
 
@@ -421,12 +431,18 @@ class Matchmaker:
             except TicketNotFound:
                 self.client.zrem(self.fallbacks_key, ticket_id)
                 continue
-            if ticket.status == PAIRING:
-                self.settle(queues, ticket)
-            elif ticket.shown == WAITING and self.fall_back(queues, ticket, new_game_id()):
-                seated += 1
-            else:
-                self.client.zrem(self.fallbacks_key, ticket_id)
+            try:
+                if ticket.status == PAIRING:
+                    self.settle(queues, ticket)
+                elif ticket.shown == WAITING and self.fall_back(queues, ticket, new_game_id()):
+                    seated += 1
+                else:
+                    self.client.zrem(self.fallbacks_key, ticket_id)
+            except STORE_ERRORS:
+                raise
+            except Exception:  # one table must not stop the sweep: its revivals of AI turns and clocks come after
+                log.exception("quick match: cannot seat the table of ticket %s (%s)", ticket_id, ticket.game)
+                count_quick_match_failure(self.client, self.prefix, ticket.game)
         return seated
 
 

@@ -13,12 +13,16 @@ from typing import Any
 import pytest
 import redis
 from redis.cluster import key_slot
+from rq.job import Job
 
-from service import matchmaking
+from service import game_metrics, matchmaking
 from service.app import create_app
 from service.matchmaking import Matchmaker
+from service.turns import InvalidSetup, ai_job_id
 from tests.service.conftest import Api, delete_test_keys
 from tests.service.test_cluster import cluster_api, on_cluster  # noqa: F401 (a fixture)
+from tests.service.test_reliability import ai_game, make_api  # noqa: F401 (a fixture)
+from worker.sweeper import sweep
 
 TICKET_KEYS = {"ticket_id", "status", "game", "options", "players", "fallback", "created_at", "expires_at",
                "game_id", "seat", "player_token"}
@@ -289,3 +293,32 @@ def test_the_sweep_seats_ai_at_the_level_of_the_fallback_that_came_due(api: Api)
     game = api.view(seen[0]["game_id"]).json
     assert [(seat["kind"], seat.get("level")) for seat in game["seats"]] == [
         ("human", None), ("human", None), ("human", None), ("ai", "easy")]
+
+
+def test_the_sweep_goes_past_a_table_it_cannot_seat(
+    make_api: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,  # noqa: F811 (a fixture)
+) -> None:
+    """worker/sweeper.py: a due fallback whose game cannot be created is logged and counted; the sweep still seats
+    the next due fallback and revives a lost AI turn (review: it raised out of the sweep, every interval)."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")  # the sweep's, read like the worker's from the environment
+    api = make_api(AI_JOB_STALE_SECONDS=1)
+    broken = ticket(api, game="talmut", fallback={"after_seconds": 0, "level": "easy"})  # due first
+    lone = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
+    create_game = matchmaking.create_game
+
+    def refuses_talmut(store: Any, queues: Any, game: str, *args: Any, **kwargs: Any) -> Any:
+        if game == "talmut":
+            raise InvalidSetup("a table this version cannot seat")
+        return create_game(store, queues, game, *args, **kwargs)
+
+    monkeypatch.setattr(matchmaking, "create_game", refuses_talmut)
+    game_id, _, view = ai_game(api)
+    queue = api.services.queues[0]
+    Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
+    assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
+    assert read(api, lone).json["status"] == "matched"
+    assert f"cannot seat the table of ticket {broken['ticket_id']}" in caplog.text
+    game_metrics.PENDING.flush(api.services.store.client)
+    failures = game_metrics.quick_match_failures_key(api.services.store.prefix)
+    assert api.connection.hget(failures, "talmut") == b"1"
