@@ -35,11 +35,12 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 from engine import GAMES
+from service.config import lifetimes
 from service.game_metrics import count_quick_match_failure
 from service.records import SeatRecord, hash_token
 from service.redis_clients import STORE_ERRORS
@@ -51,8 +52,8 @@ from service.turns import checked_setup, create_game
 
 log = logging.getLogger(__name__)
 
-TICKET_TTL_SECONDS = 600
-"""How long a ticket waits before it is `expired` (docs/api-additions.md "Quick match"); `MATCH_TICKET_TTL_SECONDS`."""
+FALLBACK_MAX_SECONDS = 600
+"""The latest a fallback may come (`after_seconds`): a ticket's default lifetime (`MATCH_TICKET_TTL_SECONDS`)."""
 KEPT_SECONDS = 3600
 """How long a ticket can still be read after it stopped waiting (matched, cancelled, expired): then 404."""
 PAIRING_STALE_SECONDS = 5.0
@@ -231,10 +232,11 @@ def canonical_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
 class Matchmaker:
     """The quick-match tickets under `store`'s key prefix, on its Redis (or Redis Cluster).
 
-    `ttl_seconds` is how long a ticket waits before it expires.
+    `ttl_seconds` is how long a ticket waits before it expires: build it with `configured`, so the web's and the
+    worker's agree.
     """
 
-    def __init__(self, store: GameStore, ttl_seconds: int = TICKET_TTL_SECONDS) -> None:
+    def __init__(self, store: GameStore, ttl_seconds: int) -> None:
         self.store = store
         self.client = store.client
         self.prefix = store.prefix
@@ -244,6 +246,14 @@ class Matchmaker:
         self._fall_back = self.client.register_script(_FALL_BACK)
         self._matched = self.client.register_script(_MATCHED.format(publish=publish))
         self._cancel = self.client.register_script(_CANCEL.format(publish=publish))
+
+    @classmethod
+    def configured(cls, store: GameStore, settings: Mapping[str, Any] | None = None) -> Matchmaker:
+        """The `Matchmaker` over `store` with `MATCH_TICKET_TTL_SECONDS` of `settings` (the app's config).
+
+        None: `service.config.lifetimes()`, the environment's, as the worker reads it.
+        """
+        return cls(store, (lifetimes() if settings is None else settings)["MATCH_TICKET_TTL_SECONDS"])
 
     def _tickets(self, queue: str) -> str:
         return f"{self.prefix}:{{match:{queue}}}:ticket:"

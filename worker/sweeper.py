@@ -343,7 +343,7 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # ticket is matched or cancelled first; a due fallback waits at most an interval (a polling client's read
     # seats it at once). A table that cannot be seated is logged and counted there, never raised: the revivals
     # below must run every interval
-    Matchmaker(store).fall_back_due(queues, shard)
+    Matchmaker.configured(store).fall_back_due(queues, shard)
     for game_id in store.lobby.active_game_ids():
         if count > 1 and queue_shard(game_id, count) != index:
             continue  # another queue Redis's: its workers sweep it

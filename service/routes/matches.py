@@ -20,7 +20,6 @@ from service.extensions import Blueprint, services
 from service.matchmaking import (
     PAIRING,
     PAIRING_STALE_SECONDS,
-    TICKET_TTL_SECONDS,
     WAITING,
     Matchmaker,
     Ticket,
@@ -43,12 +42,8 @@ _TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
 def matchmaker() -> Matchmaker:
-    """This app's `Matchmaker`, made on first use over its store (`MATCH_TICKET_TTL_SECONDS`, default 600)."""
-    found = current_app.extensions.get("matchmaker")
-    if found is None:
-        ttl = current_app.config.get("MATCH_TICKET_TTL_SECONDS", TICKET_TTL_SECONDS)
-        found = current_app.extensions["matchmaker"] = Matchmaker(services().store, ttl)
-    return found
+    """This app's `Matchmaker` (`Services.matchmaker`)."""
+    return services().matchmaker
 
 
 def authorized_ticket(ticket_id: str, settled: bool = True) -> tuple[Ticket, str]:

@@ -187,7 +187,7 @@ def test_a_fallback_seats_ai_when_nobody_comes(api: Api) -> None:
 
 def test_the_sweep_seats_a_due_fallback_nobody_reads(api: Api) -> None:
     made = ticket(api, fallback={"after_seconds": 0, "level": "random"})
-    matchmaker = Matchmaker(api.services.store)
+    matchmaker = api.services.matchmaker
     assert matchmaker.fall_back_due(api.services.queues) == 1
     assert matchmaker.fall_back_due(api.services.queues) == 0
     assert api.connection.zcard(matchmaker.fallbacks_key) == 0
@@ -240,7 +240,7 @@ def test_quick_match_on_a_redis_cluster_pairs_in_one_slot_and_wakes_by_sharded_p
     """The pairing scripts run on the queue's slot; the ticket's channel is SPUBLISHed there (issue 21's rules)."""
     api = cluster_api(on_cluster)
     made = ticket(api)
-    matchmaker = Matchmaker(api.services.store)
+    matchmaker = api.services.matchmaker
     assert key_slot(matchmaker.ticket_key(made["ticket_id"]).encode()) == key_slot(
         matchmaker.channel(made["ticket_id"]).encode())
     answers: list[Any] = []
@@ -261,7 +261,7 @@ def test_a_cancel_wins_over_a_fallback_due_but_not_seated_yet(api: Api) -> None:
     made = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
     cancelled = api.request("DELETE", f"/v1/matches/{made['ticket_id']}", made["ticket_token"])
     assert (cancelled.status_code, cancelled.json["status"], cancelled.json["game_id"]) == (200, "cancelled", None)
-    assert Matchmaker(api.services.store).fall_back_due(api.services.queues) == 0
+    assert api.services.matchmaker.fall_back_due(api.services.queues) == 0
     assert read(api, made).json["status"] == "cancelled"
 
 
@@ -287,7 +287,7 @@ def test_the_sweep_seats_ai_at_the_level_of_the_fallback_that_came_due(api: Api)
     made = [ticket(api, game="talmut", players=4),
             ticket(api, game="talmut", players=4, fallback={"after_seconds": 600, "level": "hard"}),
             ticket(api, game="talmut", players=4, fallback={"after_seconds": 0, "level": "easy"})]
-    assert Matchmaker(api.services.store).fall_back_due(api.services.queues) == 1
+    assert api.services.matchmaker.fall_back_due(api.services.queues) == 1
     seen = [read(api, one).json for one in made]
     assert [(one["status"], one["seat"]) for one in seen] == [("matched", 0), ("matched", 1), ("matched", 2)]
     game = api.view(seen[0]["game_id"]).json
@@ -322,3 +322,17 @@ def test_the_sweep_goes_past_a_table_it_cannot_seat(
     game_metrics.PENDING.flush(api.services.store.client)
     failures = game_metrics.quick_match_failures_key(api.services.store.prefix)
     assert api.connection.hget(failures, "talmut") == b"1"
+
+
+def test_the_sweep_keeps_tickets_for_the_configured_lifetime(
+    make_api: Any, monkeypatch: pytest.MonkeyPatch,  # noqa: F811 (a fixture)
+) -> None:
+    """`MATCH_TICKET_TTL_SECONDS` is the sweep's too (review: its Matchmaker had the default, 600 s, so a table it
+    seated kept its tickets 600 + 3,600 s whatever the setting)."""
+    monkeypatch.setenv("MATCH_TICKET_TTL_SECONDS", "7200")  # the worker's, read from the environment
+    api = make_api(MATCH_TICKET_TTL_SECONDS=7200)
+    made = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
+    assert sweep(api.services.store, api.services.queues[0], interval=1.0) == []
+    assert read(api, made).json["status"] == "matched"
+    kept = api.connection.ttl(api.services.matchmaker.ticket_key(made["ticket_id"]))
+    assert 7200 + matchmaking.KEPT_SECONDS - 60 < kept <= 7200 + matchmaking.KEPT_SECONDS
