@@ -40,13 +40,14 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from engine import GAMES
+from service.clocks import utc_iso
 from service.config import lifetimes
 from service.game_metrics import count_quick_match_failure
 from service.records import SeatRecord, hash_token
 from service.redis_clients import STORE_ERRORS
 from service.refusals import Refusal
 from service.scheduling import Queues, queue_shard
-from service.seating import new_seats
+from service.seating import new_seats, new_token, seat_name
 from service.store import GameStore, VersionConflict
 from service.turns import checked_setup, create_game
 
@@ -211,16 +212,12 @@ class Ticket:
             "players": self.players,
             "fallback": None if self.fallback_after is None else {
                 "after_seconds": int(self.fallback_after), "level": self.fallback_level},
-            "created_at": _iso(self.created_at),
-            "expires_at": _iso(self.expires_at),
+            "created_at": utc_iso(self.created_at),
+            "expires_at": utc_iso(self.expires_at),
             "game_id": self.game_id if matched else None,
             "seat": self.seat if matched else None,
             "player_token": token if matched else None,
         }
-
-
-def _iso(moment: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment)) + f".{int(moment % 1 * 1000):03d}Z"
 
 
 def canonical_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -303,10 +300,10 @@ class Matchmaker:
         options = canonical_options(game, options)
         queue = hashlib.sha256(f"{game}\n{players}\n{json.dumps(options, sort_keys=True)}".encode()).hexdigest()[:16]
         ticket_id = queue + secrets.token_hex(8)
-        token = secrets.token_urlsafe(32)
+        token, token_hash = new_token()
         now = time.time()
         fields: dict[str, Any] = {
-            "status": WAITING, "version": 1, "token_hash": hash_token(token), "game": game,
+            "status": WAITING, "version": 1, "token_hash": token_hash, "game": game,
             "options": json.dumps(options, sort_keys=True), "players": players, "name": name or "",
             "created_at": repr(now), "expires_at": repr(now + self.ttl_seconds),
         }
@@ -401,7 +398,7 @@ class Matchmaker:
         first = tickets[0]
         game_id = first.game_id
         assert game_id is not None  # paired
-        seats = [SeatRecord(kind="human", name=ticket.name or f"Player {number}", token_hash=ticket.token_hash)
+        seats = [SeatRecord(kind="human", name=seat_name(ticket.name, number), token_hash=ticket.token_hash)
                  for number, ticket in enumerate(tickets)]
         free = first.players - len(seats)
         if free:
