@@ -32,6 +32,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import secrets
 import time
 import uuid
@@ -198,6 +199,19 @@ class Ticket:
         """Unix time at which the free seats of its table become AI seats; None without a `fallback`."""
         return None if self.fallback_after is None else self.created_at + self.fallback_after
 
+    @property
+    def next_due(self) -> float:
+        """Unix time at which this ticket changes without a new ticket or a cancel (`math.inf`: never).
+
+        `pairing`: its table's creator counts as dead (`PAIRING_STALE_SECONDS`), and a read seats the table
+        (`Matchmaker.settle`); waiting: its fallback comes (seated by a read) or it expires, whichever is first.
+        """
+        if self.status == PAIRING:
+            return (self.paired_at or self.read_at) + PAIRING_STALE_SECONDS
+        if self.shown != WAITING:
+            return math.inf
+        return min(self.expires_at, math.inf if self.fallback_due is None else self.fallback_due)
+
     def body(self, token: str | None) -> dict[str, Any]:
         """The ticket as the API shows it (service/schemas/matches.py `TicketSchema`); `token` is the caller's.
 
@@ -357,13 +371,17 @@ class Matchmaker:
         """`ticket`, after seating its table if that is due now: its fallback came, or its table's creator died.
 
         Every read of a waiting ticket calls it, so a client that polls never waits on the worker's sweep.
+
+        Raises:
+            TicketNotFound: the ticket is gone meanwhile.
+            UnknownGame, InvalidSetup, InvalidOptions: its table's game cannot be created (`seat_table`).
         """
-        if ticket.status == PAIRING and ticket.read_at - (ticket.paired_at or 0) >= PAIRING_STALE_SECONDS:
-            self.seat_table(queues, ticket.table)
-        elif ticket.shown == ticket.status == WAITING and (ticket.fallback_due or float("inf")) <= ticket.read_at:
-            self.fall_back(queues, ticket, new_game_id())
-        else:
+        if ticket.read_at < ticket.next_due:
             return ticket
+        if ticket.status == PAIRING:
+            self.seat_table(queues, ticket.table)
+        else:  # waiting, not expired (else it were due never): its fallback came
+            self.fall_back(queues, ticket, new_game_id())
         return self.load(ticket.ticket_id)
 
     def fall_back(self, queues: Queues, ticket: Ticket, game_id: str) -> bool:
