@@ -168,7 +168,6 @@ class Ticket:
 
     ticket_id: str
     status: str
-    version: int
     token_hash: str
     game: str
     options: dict[str, Any]
@@ -302,7 +301,9 @@ class Matchmaker:
 
         Raises:
             UnknownGame, InvalidSetup, InvalidOptions: the game, seat count, options or fallback level do not fit
-                (`turns.checked_setup`, as `POST /v1/games` checks them); nothing is written.
+                (`turns.checked_setup`, as `POST /v1/games` checks them); nothing is written. The same, from
+                `turns.create_game` (`seat_table`), for a table this ticket completed whose game cannot be created
+                (a bug: the setup was checked): the ticket is stored, its table left `pairing`.
         """
         if game in GAMES:
             players = GAMES[game].SEATS.start if players is None else players
@@ -348,7 +349,7 @@ class Matchmaker:
         return None if value is None else int(value)
 
     def check_token(self, ticket: Ticket, token: str | None) -> bool:
-        """Whether `token` is the ticket's (constant time, as seat tokens: service/store.py `seat_for_hash`)."""
+        """Whether `token` is the ticket's (constant time, as seat tokens: service/records.py `seat_for_hash`)."""
         return token is not None and hmac.compare_digest(ticket.token_hash, hash_token(token))
 
     def cancel(self, ticket_id: str) -> Ticket:
@@ -485,7 +486,7 @@ def _ticket(ticket_id: str, stored: dict[bytes, bytes], read_at: float) -> Ticke
         return float(text[name]) if text.get(name) else None
 
     return Ticket(
-        ticket_id=ticket_id, status=text["status"], version=int(text["version"]), token_hash=text["token_hash"],
+        ticket_id=ticket_id, status=text["status"], token_hash=text["token_hash"],
         game=text["game"], options=json.loads(text["options"]), players=int(text["players"]),
         name=text.get("name") or None, created_at=float(text["created_at"]), expires_at=float(text["expires_at"]),
         fallback_after=number("fallback_after"), fallback_level=text.get("fallback_level"),

@@ -94,6 +94,7 @@ def event_stream(
     """
     keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
     dispatcher = services().dispatcher
+    ends: tuple[type[Exception], ...] = (*STORE_ERRORS, TooManyWaiters, *gone)
     # first, at once, so the client gets the headers now, not with the first new version: how soon to reconnect
     # when the stream ends (a process shutting down ends its streams)
     yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
@@ -108,7 +109,7 @@ def event_stream(
                 return
             if not new:
                 yield ": keep-alive\n\n"
-    except (*STORE_ERRORS, TooManyWaiters, *gone):
+    except ends:
         return
 
 
