@@ -4,8 +4,8 @@ A game created with `options.claim_after_seconds` (and no clock) lets the other 
 game's rules of resignation, once the human seat the game waits for has been away that long: away is measured by
 the seat's `last_seen` (service/auth.py `mark_present`, service/store.py `GameStore.touch_seen`), the one presence
 record. The view shows when each awaited seat becomes claimable (`claim_block`, `with_claims`); `check_claim`
-decides a `POST /v1/games/{game_id}/claim` (service/routes/claim.py), which the one write path applies as the
-absent seat's `resign` (service/turns.py `play`).
+decides a `POST /v1/games/{game_id}/claim` (service/routes/claim.py), which service/turns.py `claim` applies as
+the absent seat's `resign` through the one write path.
 
 Flask-free and Redis-free: what a record and its presence say, nothing else.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine import GAMES, GameFinished
+from engine import GAMES
 from service.clocks import must_act, utc_iso
 from service.records import GameRecord, Status
 from service.refusals import Refusal
@@ -133,17 +133,13 @@ def check_claim(record: GameRecord, claimant: int, now: float) -> int:
     Of the awaited seats other than `claimant`, the one away longest (`away_since`). The refusals come in this
     order: the game's status, the option, the claimant, the time.
 
-    `record` is an active or finished game: the caller refuses a waiting one (409 `game_not_started`,
-    service/routes/claim.py), as service/turns.py raises it.
+    `record` is an active game: service/turns.py `claim` refuses the others first, as it refuses their moves.
 
     Raises:
-        GameFinished: the game is over (409 `game_finished`).
         ClaimNotAllowed: no `claim_after_seconds`, or no other human seat is awaited (an AI's turn).
         NotYourClaim: `claimant` is the only seat awaited, or the AI plays `claimant`'s seat.
         ClaimTooEarly: every other awaited seat was seen less than `claim_after_seconds` ago.
     """
-    if record.status == Status.FINISHED:
-        raise GameFinished("the game is finished")
     after = claim_after(record)
     if after is None:
         raise ClaimNotAllowed("this game was created without options.claim_after_seconds: no claims")

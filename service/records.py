@@ -58,7 +58,7 @@ class SeatRecord:
     level: str | None = None
     token_hash: str | None = None
     invite_hash: str | None = None
-    webhook: dict[str, str] | None = None
+    webhook: dict[str, str] | None = field(default=None, repr=False)  # its secret never in a log line
     taken_at: float | None = None
 
     @property

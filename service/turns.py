@@ -192,6 +192,36 @@ def checked_setup(game_name: str, seats: Sequence[SeatRecord], options: Mapping[
     return game, parsed_options
 
 
+def refuse_unless_active(record: GameRecord) -> None:
+    """Refuse any move in a game that is over or has not started (docs/API.md errors, in this order).
+
+    Raises:
+        GameFinished: the game has a result (409 `game_finished`).
+        GameNotStarted: the game is waiting for players (409 `game_not_started`).
+    """
+    if record.status == Status.FINISHED:
+        raise GameFinished("the game is finished")
+    if record.status == Status.WAITING:
+        raise GameNotStarted("the game has not started: human seats are still open")
+
+
+def claim(store: GameStore, queues: Queues, record: GameRecord, claimant: int, now: float) -> GameRecord:
+    """Apply `claimant`'s claim at `now` (Unix seconds) against an absent seat; the new record.
+
+    The seat `presence.check_claim` names resigns, stored with a `claimed` event `{"seat", "by"}` before the
+    resignation's own (docs/api-additions.md "Presence and claims").
+
+    Raises:
+        GameFinished, GameNotStarted: as `refuse_unless_active`.
+        ClaimNotAllowed, NotYourClaim, ClaimTooEarly: as `presence.check_claim`.
+        VersionConflict: another write landed first; nothing was changed.
+    """
+    refuse_unless_active(record)
+    absent = presence.check_claim(record, claimant, now)
+    note = Event("claimed", {"seat": absent, "by": claimant})
+    return play(store, queues, record, absent, {"type": "resign"}, [note])
+
+
 def play(
     store: GameStore,
     queues: Queues,
@@ -221,10 +251,7 @@ def play(
             was changed, its timeout comes (docs/API.md `options.clock`).
         VersionConflict: another write landed first; nothing was changed.
     """
-    if record.status == Status.FINISHED:
-        raise GameFinished("the game is finished")
-    if record.status == Status.WAITING:
-        raise GameNotStarted("the game has not started: human seats are still open")
+    refuse_unless_active(record)
     game = GAMES[record.game]
     # CPU-bound and never yielding to gevent's loop in a web process: one rules step over one game's state,
     # a millisecond or two (an 8-seat Talmut table at most ~5 ms to decode); AI searches run in RQ workers only

@@ -1,8 +1,8 @@
 """`POST /v1/games/{game_id}/claim`: win (or draw, per the rules of resignation) against an absent player.
 
-HTTP only: what may be claimed is service/presence.py's, the write service/turns.py `play`'s (the absent seat's
-`resign`, with a `claimed` event naming both seats). Contract: docs/api-additions.md "Presence and claims". The
-route is on the games blueprint (service/routes/game_blueprint.py).
+HTTP only: what may be claimed is service/presence.py's, the claim service/turns.py `claim`'s (the absent
+seat's `resign` through the one write path, with a `claimed` event naming both seats). Contract:
+docs/api-additions.md "Presence and claims". The route is on the games blueprint (service/routes/game_blueprint.py).
 """
 
 from __future__ import annotations
@@ -11,15 +11,13 @@ import time
 
 from flask.views import MethodView
 
-from engine.protocol import Event
 from service.auth import player_seat, reading_seat
 from service.extensions import services
-from service.presence import check_claim
-from service.records import GameRecord, Status
+from service.records import GameRecord
 from service.routes.game_blueprint import blp, view_response
 from service.schemas.games import ETAG_HEADER, LINKS_OF_A_VIEW, ViewSchema
 from service.seating import retried
-from service.turns import GameNotStarted, play
+from service.turns import claim
 
 
 @blp.route("/<game_id>/claim")
@@ -52,11 +50,7 @@ class Claim(MethodView):
         def attempt() -> tuple[GameRecord, int]:
             record = services().records.load(game_id)
             claimant = player_seat(record)
-            if record.status == Status.WAITING:
-                raise GameNotStarted("the game has not started: human seats are still open")
-            absent = check_claim(record, claimant, time.time())
-            note = Event("claimed", {"seat": absent, "by": claimant})
-            return play(services().store, services().queues, record, absent, {"type": "resign"}, [note]), claimant
+            return claim(services().store, services().queues, record, claimant, time.time()), claimant
 
         new_record, claimant = retried(attempt)
         return view_response(new_record, reading_seat(new_record, claimant))

@@ -96,9 +96,6 @@ class Games(MethodView):
             return replay_response(body)
         webhook = registration(body.get("webhook"), current_app.config["WEBHOOK_ALLOWED_HOSTS"])
         seats, creator, token = new_seats(body["seats"])
-        if webhook is not None and creator is None:
-            abort(422, message="a game of AI seats only has no seat of yours for a webhook",
-                  errors={"json": {"webhook": ["needs a human seat"]}}, error="invalid_request")
         if creator is not None:
             attach(seats[creator], webhook)
         private = body["visibility"] == "private"

@@ -74,10 +74,9 @@ CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECO
 """`options.claim_after_seconds`, checked by `GameOptionsSchema` (the options are a free object, each game's own)."""
 
 
-class GameOptionsSchema(ma.Schema):
-    """A new game's `options`, checked as every way of starting one checks them (`POST /v1/games`, a quick match)."""
-
-    options = fields.Dict(
+def options_field() -> fields.Dict:
+    """A new game's `options`: each game's own by name, and the service's `clock` and `claim_after_seconds`."""
+    return fields.Dict(
         keys=fields.String(), load_default=dict,
         metadata={
             "description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults; and `clock` for "
@@ -90,6 +89,14 @@ class GameOptionsSchema(ma.Schema):
             "example": {},
         },
     )
+
+
+class GameOptionsSchema(ma.Schema):
+    """The checks of a new game's `options` (`options_field`), for every way of starting one.
+
+    `POST /v1/games` and a quick match: a subclass declares `options = options_field()` where its fields' order
+    (the spec's, and a generated client's positional arguments) wants it.
+    """
 
     @ma.post_load
     def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -118,6 +125,7 @@ class CreateGameSchema(GameOptionsSchema):
     game = fields.String(metadata={"example": "durak", "description": "required unless `replay`"})
     seats = fields.List(fields.Nested(SeatSpecSchema), validate=validate.Length(min=1, max=8),
                         metadata={"description": "required unless `replay`"})
+    options = options_field()
     deck = fields.Raw(
         metadata={
             "type": "array",
@@ -155,6 +163,8 @@ class CreateGameSchema(GameOptionsSchema):
         for name in ("game", "seats"):
             if name not in data:
                 raise ma.ValidationError("Missing data for required field.", name)
+        if "webhook" in data and all(seat["kind"] != "human" for seat in data["seats"]):
+            raise ma.ValidationError("needs a human seat: a game of AI seats only has none of yours", "webhook")
 
 
 # Swagger UI's "Try it out" sends the example unchanged: it must be a valid request (a game against the AI).

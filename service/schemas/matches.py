@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.matchmaking import CANCELLED, EXPIRED, FALLBACK_MAX_SECONDS, MATCHED, WAITING
-from service.schemas.games import GameOptionsSchema, name_field
+from service.schemas.games import GameOptionsSchema, name_field, options_field
 
 
 class FallbackSchema(ma.Schema):
@@ -24,6 +24,7 @@ class MatchRequestSchema(GameOptionsSchema):
     """Ask for a seat at the next table of this game and options; `options` are checked as `POST /v1/games` does."""
 
     game = fields.String(required=True, metadata={"example": "durak"})
+    options = options_field()
     players = fields.Integer(
         strict=True, validate=validate.Range(min=1, max=8),
         metadata={"description": "the table's seat count (default: the game's fewest, GET /v1/rules/{game})",
@@ -44,6 +45,7 @@ class TicketSchema(ma.Schema):
     status = fields.String(required=True, validate=validate.OneOf([WAITING, MATCHED, EXPIRED, CANCELLED]),
                            metadata={"example": WAITING})
     game = fields.String(required=True, metadata={"example": "durak"})
+    options = options_field()
     options = fields.Dict(required=True, metadata={"description": "the options, the game's defaults filled in"})
     players = fields.Integer(required=True, metadata={"example": 2})
     fallback = fields.Nested(FallbackSchema, required=True, allow_none=True)

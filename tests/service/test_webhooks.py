@@ -122,6 +122,8 @@ def test_an_all_ai_game_takes_no_webhook(hooked: Api, receiver: Receiver) -> Non
         [{"kind": "ai", "level": "random"}] * 2, webhook={"url": receiver.url("/ai"), "secret": SECRET}
     )
     assert (created.status_code, created.json["error"]) == (422, "invalid_request")
+    why = "needs a human seat: a game of AI seats only has none of yours"
+    assert created.json["errors"]["json"]["webhook"] == [why]
 
 
 def test_a_game_against_the_ai_sends_signed_your_turn_and_game_over(hooked: Api, receiver: Receiver) -> None:
