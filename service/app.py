@@ -12,6 +12,7 @@ from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.eviction import check_eviction_policy
 from service.extensions import CardroomApi, CardroomFlask, JSONProvider, Services
+from service.matchmaking import Matchmaker
 from service.redis_clients import STORE_ERRORS
 from service.routes import (  # noqa: F401 claim, export, games, seats, webhooks: imported for their routes
     claim,
@@ -86,5 +87,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         records=RecordCache(store),
         queues=queues,
         dispatcher=Dispatcher(redis_clients.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
+        matchmaker=Matchmaker.configured(store, settings),
     )
     return app

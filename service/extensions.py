@@ -26,6 +26,7 @@ from webargs.flaskparser import FlaskParser
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.errors import DEFAULT_ERROR_CODES, envelope
+from service.matchmaking import Matchmaker
 from service.scheduling import Queues
 from service.store import GameStore
 
@@ -317,13 +318,15 @@ class Services:
 
     `store` reads and writes games, `records` caches the latest record of each game read by this process,
     `queues` are the RQ queues of AI turns, one per queue Redis (a game's on `queues.for_game(game_id)`),
-    `dispatcher` wakes the clients that wait for a game's next version.
+    `dispatcher` wakes the clients that wait for a game's next version (or a quick-match ticket's), `matchmaker`
+    keeps the quick-match tickets (`Matchmaker.configured`, as the worker's sweep builds its own).
     """
 
     store: GameStore
     records: RecordCache
     queues: Queues
     dispatcher: Dispatcher
+    matchmaker: Matchmaker
 
 
 def services() -> Services:
