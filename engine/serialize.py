@@ -27,15 +27,30 @@ def dump(value: Any) -> Any:
     >>> dump((Card(10, Suit.HEARTS), None, 3))
     ['10H', None, 3]
     """
+    kind = type(value)
+    if kind in _AS_THEY_ARE:  # most of a state's leaves: a move's write dumps thousands of them
+        return value
+    if kind is tuple or kind is list:
+        return [dump(item) for item in value]
     if isinstance(value, Card):
         return value.code
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: dump(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        names = _FIELD_NAMES.get(kind)
+        if names is None:
+            names = _FIELD_NAMES[kind] = tuple(field.name for field in dataclasses.fields(value))
+        return {name: dump(getattr(value, name)) for name in names}
     if isinstance(value, tuple | list):
         return [dump(item) for item in value]
     return value
+
+
+_AS_THEY_ARE = frozenset({str, int, bool, float, type(None)})
+"""Types `dump` returns unchanged, checked exactly: a `Card`, an `Enum` (an IntEnum is an int) never is one."""
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""A dataclass's field names in order, by class, as `dump` walks them (`dataclasses.fields` builds a tuple anew)."""
 
 
 def load(cls: type, data: Mapping[str, Any], parse_card: Callable[[str], Card]) -> Any:

@@ -11,7 +11,8 @@ from service import config, cors, docs, errors, guide, http_metrics, limits, log
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.eviction import check_eviction_policy
-from service.extensions import CardroomApi, JSONProvider, Services
+from service.extensions import CardroomApi, CardroomFlask, JSONProvider, Services
+from service.matchmaking import Matchmaker
 from service.redis_clients import STORE_ERRORS
 from service.routes import (  # noqa: F401 claim, export, games, seats, webhooks: imported for their routes
     claim,
@@ -47,7 +48,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     Raises:
         UnsafeEviction: a Redis's `maxmemory-policy` may evict keys and `REDIS_EVICTION_ALLOWED` is not set.
     """
-    app = Flask("cardroom")
+    app = CardroomFlask("cardroom")
     app.json = JSONProvider(app)
     app.config.update(config.from_environment())
     if test_config:
@@ -86,5 +87,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         records=RecordCache(store),
         queues=queues,
         dispatcher=Dispatcher(redis_clients.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
+        matchmaker=Matchmaker.configured(store, settings),
     )
     return app

@@ -236,10 +236,13 @@ def lifetimes() -> dict[str, Any]:
     `GAME_RETENTION_SECONDS`: a finished game is kept this long after its last write (default 1 day).
     `AI_JOB_HEARTBEAT_SECONDS`: how often a worker marks a running AI job alive; `AI_JOB_STALE_SECONDS`: a started
     job not marked for this long belongs to a dead worker and is enqueued again (service/turns.py).
+    `MATCH_TICKET_TTL_SECONDS`: how long a quick-match ticket waits before it is `expired` (default 600,
+    service/matchmaking.py `Matchmaker.configured`).
     """
     return {
         "GAME_IDLE_TTL_SECONDS": int(os.environ.get("GAME_IDLE_TTL_SECONDS", str(7 * 24 * 3600))),
         "GAME_RETENTION_SECONDS": int(os.environ.get("GAME_RETENTION_SECONDS", str(24 * 3600))),
         "AI_JOB_HEARTBEAT_SECONDS": int(os.environ.get("AI_JOB_HEARTBEAT_SECONDS", "5")),
         "AI_JOB_STALE_SECONDS": float(os.environ.get("AI_JOB_STALE_SECONDS", "20")),
+        "MATCH_TICKET_TTL_SECONDS": int(os.environ.get("MATCH_TICKET_TTL_SECONDS", "600")),
     }

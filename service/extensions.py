@@ -7,22 +7,26 @@ The flask-smorest `Api` subclass adds `error` to every error body (and documents
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import FunctionType
 from typing import Any
 
 import flask_smorest
 import marshmallow as ma
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_instance
-from flask import current_app
+from flask import Flask, current_app
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
+from webargs.core import _UNKNOWN_DEFAULT_PARAM as _UNKNOWN_DEFAULT
 from webargs.flaskparser import FlaskParser
 
 from service.cache import RecordCache
 from service.dispatcher import Dispatcher
 from service.errors import DEFAULT_ERROR_CODES, envelope
+from service.matchmaking import Matchmaker
 from service.scheduling import Queues
 from service.store import GameStore
 
@@ -183,6 +187,29 @@ class CardroomApi(Api):
         return envelope(error.code, code, message, **extra), error.code, headers
 
 
+class CardroomFlask(Flask):
+    """Flask, asking once per function, not on every call, whether a hook or view is a coroutine function.
+
+    Flask's `ensure_sync` inspects each before- and after-request hook and each view layer on every request (about
+    twenty `inspect.iscoroutinefunction` calls per request here: 5% of a view read's CPU, issue 39). Plain functions
+    are few and live as long as the app, so the answer is kept for them; a bound method (a `MethodView`'s, new with
+    each request) is asked about each time, as Flask does.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synced: dict[FunctionType, Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """Flask's `ensure_sync`, its answer kept per plain function."""
+        if type(func) is not FunctionType:
+            return super().ensure_sync(func)
+        synced = self._synced.get(func)
+        if synced is None:
+            synced = self._synced[func] = super().ensure_sync(func)
+        return synced
+
+
 class JSONProvider(DefaultJSONProvider):
     """Flask's JSON provider; a body nested beyond Python's recursion limit is malformed JSON, not a 500.
 
@@ -198,12 +225,75 @@ class JSONProvider(DefaultJSONProvider):
             raise ValueError("the JSON body is nested too deeply") from exc
 
 
+PARSED_KEPT = 1024
+"""How many query strings and header values `BodyParser` remembers the arguments of, per process (then it forgets
+them all and starts again)."""
+
+
+def environ_key(header: str) -> str:
+    """The WSGI environ key of a request header (PEP 3333): what werkzeug's `request.headers` reads it from."""
+    name = header.upper().replace("-", "_")
+    return name if name in {"CONTENT_TYPE", "CONTENT_LENGTH"} else f"HTTP_{name}"
+
+
 class BodyParser(FlaskParser):
     """webargs' Flask parser, refusing as malformed (400 `invalid_request`) every body Python's JSON reader fails on.
 
     Besides malformed JSON: a body nested too deeply, or an integer of more than 4,300 digits
     (`sys.get_int_max_str_digits`), which raise RecursionError and ValueError instead of a JSON error.
+
+    The query's and the headers' arguments are a function of the schema and the raw text it reads (the query
+    string; the values of the headers it declares: webargs excludes the others), so they are loaded once per such
+    text and process and then handed out as copies (up to `PARSED_KEPT` of them). A view read's
+    two schemas were a quarter of its web CPU (instantiated, copied and loaded per request; issue 39). Only what
+    loaded is kept: a refusal is parsed, and raised, every time.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._schemas: dict[type[ma.Schema], ma.Schema] = {}
+        self._parsed: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._header_keys: dict[type[ma.Schema], list[str]] = {}
+
+    def _get_schema(self, argmap: Any, req: Any) -> ma.Schema:
+        # one instance per schema class: marshmallow's load keeps no state on the instance
+        if isinstance(argmap, type) and issubclass(argmap, ma.Schema):
+            schema = self._schemas.get(argmap)
+            if schema is None:
+                schema = self._schemas[argmap] = argmap()
+            return schema
+        return super()._get_schema(argmap, req)
+
+    def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any) -> Any:
+        """The parse of webargs, remembering what a query string or the declared headers' values loaded to."""
+        key = self._memo_key(argmap, req, location, kwargs)
+        if key is None:
+            return super().parse(argmap, req, location=location, **kwargs)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            parsed = super().parse(argmap, req, location=location, **kwargs)
+            if len(self._parsed) >= PARSED_KEPT:
+                self._parsed.clear()  # all at once: one step, whichever threads parse beside it
+            self._parsed[key] = parsed
+        return dict(parsed)
+
+    def _memo_key(self, argmap: Any, req: Any, location: str | None, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+        # only the plain case the routes use: a schema class, webargs' own `unknown` (EXCLUDE), no validators
+        if not (isinstance(argmap, type) and issubclass(argmap, ma.Schema)) or kwargs.get("validate") is not None:
+            return None
+        if kwargs.get("unknown", _UNKNOWN_DEFAULT) is not _UNKNOWN_DEFAULT or self.unknown is not _UNKNOWN_DEFAULT:
+            return None
+        if location not in {"query", "headers"}:
+            return None
+        req = req if req is not None else self.get_default_request()
+        if location == "query":
+            return argmap, location, req.query_string
+        keys = self._header_keys.get(argmap)
+        if keys is None:
+            fields = self._get_schema(argmap, req).load_fields
+            keys = self._header_keys[argmap] = [environ_key(field.data_key or name) for name, field in fields.items()]
+        environ = req.environ
+        return argmap, location, *(environ.get(key) for key in keys)
 
     def _raw_load_json(self, req: Any) -> Any:
         try:
@@ -228,13 +318,15 @@ class Services:
 
     `store` reads and writes games, `records` caches the latest record of each game read by this process,
     `queues` are the RQ queues of AI turns, one per queue Redis (a game's on `queues.for_game(game_id)`),
-    `dispatcher` wakes the clients that wait for a game's next version.
+    `dispatcher` wakes the clients that wait for a game's next version (or a quick-match ticket's), `matchmaker`
+    keeps the quick-match tickets (`Matchmaker.configured`, as the worker's sweep builds its own).
     """
 
     store: GameStore
     records: RecordCache
     queues: Queues
     dispatcher: Dispatcher
+    matchmaker: Matchmaker
 
 
 def services() -> Services:

@@ -55,6 +55,11 @@ def ai_fallbacks_key(prefix: str) -> str:
     return f"{prefix}:metrics:ai_fallbacks"
 
 
+def quick_match_failures_key(prefix: str) -> str:
+    """Hash `<game>` -> quick-match tables whose game could not be created (service/matchmaking.py `fall_back_due`)."""
+    return f"{prefix}:metrics:quick_match_failures"
+
+
 def webhook_deliveries_key(prefix: str) -> str:
     """Hash `<event>|<outcome>` -> webhook delivery attempts that ended so (service/webhooks.py)."""
     return f"{prefix}:metrics:webhook_deliveries"
@@ -173,6 +178,11 @@ def count_webhook_delivery(client: redis.Redis, prefix: str, event: str, outcome
     PENDING.add(client, webhook_deliveries_key(prefix), f"{event}{_SEPARATOR}{outcome}", 1)
 
 
+def count_quick_match_failure(client: redis.Redis, prefix: str, game: str) -> None:
+    """Count one quick-match table of `game` the sweep could not seat (service/matchmaking.py `fall_back_due`)."""
+    PENDING.add(client, quick_match_failures_key(prefix), game, 1)
+
+
 def _bound_text(bound: float) -> str:
     return "+Inf" if math.isinf(bound) else repr(bound)
 
@@ -196,7 +206,7 @@ class RedisGameCollector:
 
         `cardroom_actions_applied`, `cardroom_ai_decision_seconds`, `cardroom_ai_fallbacks`,
         `cardroom_ai_queue_depth`, `cardroom_active_games`, `cardroom_unreplicated_writes`,
-        `cardroom_webhook_deliveries`.
+        `cardroom_webhook_deliveries`, `cardroom_quick_match_failures`.
         """
         # only a scrape reads prometheus-client: the worker, which imports this module to write, never loads it
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
@@ -208,10 +218,11 @@ class RedisGameCollector:
             pipe.hgetall(ai_fallbacks_key(self.prefix))
             pipe.get(unreplicated_key(self.prefix))
             pipe.hgetall(webhook_deliveries_key(self.prefix))
+            pipe.hgetall(quick_match_failures_key(self.prefix))
             for game in self.games:
                 for private in (False, True):
                     pipe.zcount(index_key(self.prefix, Status.ACTIVE, game, private), time.time(), "+inf")
-            actions, decisions, fallbacks, unreplicated, hooks, *counts = pipe.execute()
+            actions, decisions, fallbacks, unreplicated, hooks, unseated, *counts = pipe.execute()
         active = [public + private for public, private in zip(counts[::2], counts[1::2], strict=True)]
 
         applied = CounterMetricFamily(
@@ -264,6 +275,13 @@ class RedisGameCollector:
         for field, count in sorted(hooks.items()):
             deliveries.add_metric(field.decode().split(_SEPARATOR), int(count))
         yield deliveries
+
+        failures = CounterMetricFamily(
+            "cardroom_quick_match_failures", "Quick-match tables whose game could not be created", labels=["game"],
+        )
+        for field, count in sorted(unseated.items()):
+            failures.add_metric([field.decode()], int(count))
+        yield failures
 
         games = GaugeMetricFamily("cardroom_active_games", "Games in play (status active)", labels=["game"])
         for game, count in zip(self.games, active, strict=True):

@@ -88,19 +88,36 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def count_request(response: Response) -> Response:
         started = g.pop("metrics_started", None)
-        route = request.url_rule.rule if request.url_rule is not None else UNMATCHED
+        rule = request.url_rule
+        route = rule.rule if rule is not None else UNMATCHED
         status = str(response.status_code)
         labels = (method_label(request.method), route, status)
         try:
-            REQUESTS.labels(*labels).inc()
+            count, latency = _children(labels)
+            count.inc()
             if route == STREAM_RULE:  # answered now, open for as long as the game goes on: a count, no duration
                 STREAMS.labels(status).inc()
             elif started is not None:
-                held = LONG_POLLS.labels(status) if route == VIEW_RULE and is_long_poll() else LATENCY.labels(*labels)
+                held = LONG_POLLS.labels(status) if route == VIEW_RULE and is_long_poll() else latency
                 held.observe(time.perf_counter() - started)
         except OSError:  # e.g. the multiprocess directory vanished: lose the sample, not the response
             log.warning("could not record request metrics", exc_info=True)
         return response
+
+
+_CHILDREN: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
+
+
+def _children(labels: tuple[str, str, str]) -> tuple[Counter, Histogram]:
+    """`REQUESTS` and `LATENCY` of one (method, route, status), looked up once per process.
+
+    prometheus-client's `labels` checks and joins the values under a lock on every call; the label sets are bounded
+    (methods by `METHODS`, routes by the URL rules, statuses by what the app answers), so are these.
+    """
+    children = _CHILDREN.get(labels)
+    if children is None:
+        children = _CHILDREN[labels] = (REQUESTS.labels(*labels), LATENCY.labels(*labels))
+    return children
 
 
 def is_long_poll() -> bool:

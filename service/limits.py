@@ -35,6 +35,9 @@ MAX_HEADER_FIELDS = 100
 MAX_HEADER_FIELD_BYTES = 8190
 """gunicorn's own defaults: the app keeps them, gunicorn gets more room (service/gunicorn_conf.py)."""
 BODY_METHODS = {"POST", "PUT", "PATCH"}
+_BODY_KEYS = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
+_BODY_KEYS_AS_HTTP = frozenset({"HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"})
+"""The environ keys werkzeug's `EnvironHeaders` takes the body's headers from, and the ones it leaves out."""
 
 
 def init_app(app: Flask) -> None:
@@ -50,11 +53,15 @@ def check_request() -> None:
     if line > MAX_REQUEST_LINE_BYTES:
         abort(414, message=f"the request line is {line} bytes, more than {MAX_REQUEST_LINE_BYTES}",
               error="invalid_request")
-    if len(request.headers) > MAX_HEADER_FIELDS:
-        abort(431, message=f"{len(request.headers)} header fields, more than {MAX_HEADER_FIELDS}",
-              error="invalid_request")
-    for name, value in request.headers.items():
-        if len(name) + len(value) + 2 > MAX_HEADER_FIELD_BYTES:
+    # the fields as werkzeug's `request.headers` lists them, read from the environ in one pass (a name's length is
+    # its environ key's less `HTTP_`): iterating `request.headers`, and its `len`, title-case every name each time
+    fields = [(key[5:] if key.startswith("HTTP_") else key, value) for key, value in environ.items()
+              if key.startswith("HTTP_") and key not in _BODY_KEYS_AS_HTTP or key in _BODY_KEYS and value]
+    if len(fields) > MAX_HEADER_FIELDS:
+        abort(431, message=f"{len(fields)} header fields, more than {MAX_HEADER_FIELDS}", error="invalid_request")
+    for key, value in fields:
+        if len(key) + len(value) + 2 > MAX_HEADER_FIELD_BYTES:
+            name = key.replace("_", "-").title()
             abort(431, message=f"the header field {name[:40]} is over {MAX_HEADER_FIELD_BYTES} bytes",
                   error="invalid_request")
     coding = request.headers.get("Transfer-Encoding")

@@ -11,15 +11,16 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import sys
 import time
-import uuid
 from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
 from gunicorn.glogging import Logger as GunicornLogger
 
 REQUEST_ID_HEADER = "X-Request-ID"
+_REQUEST_ID_LOWER = REQUEST_ID_HEADER.lower()
 REQUEST_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 """A client's request id is kept when it is 1-128 of these characters (no spaces, quotes or control characters)."""
 
@@ -67,10 +68,10 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 
 def request_id_of(header: str | None) -> str:
-    """The client's id if well formed, else a new random one."""
+    """The client's id if well formed, else a new random one (32 hex digits, 128 random bits)."""
     if header and REQUEST_ID_PATTERN.fullmatch(header):
         return header
-    return uuid.uuid4().hex
+    return secrets.token_hex(16)  # what uuid4().hex held, without building a UUID (a fifth of the hook's time)
 
 
 def init_app(app: Flask) -> None:
@@ -99,12 +100,14 @@ class JsonGunicornLogger(GunicornLogger):
         for logger in (self.error_log, self.access_log):
             for handler in logger.handlers:
                 handler.setFormatter(JsonFormatter())
+        # asked once, not per request (gunicorn's settings are fixed by now): reading them was a third of a line's cost
+        self.logs_access = bool(cfg.accesslog or cfg.logconfig or cfg.logconfig_dict or cfg.syslog)
 
     def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> None:
         """One JSON access line (when the access log is on)."""
-        if not (self.cfg.accesslog or self.cfg.logconfig or self.cfg.logconfig_dict or self.cfg.syslog):
+        if not self.logs_access:
             return
-        headers = dict((name.lower(), value) for name, value in resp.headers)
+        request_id = next((value for name, value in resp.headers if name.lower() == _REQUEST_ID_LOWER), None)
         fields = {
             "remote": environ.get("REMOTE_ADDR"),
             "method": environ.get("REQUEST_METHOD"),
@@ -112,7 +115,7 @@ class JsonGunicornLogger(GunicornLogger):
             "status": int(str(resp.status).split()[0]),
             "bytes": getattr(resp, "sent", None),
             "duration_ms": round(request_time.total_seconds() * 1000, 1),
-            "request_id": headers.get(REQUEST_ID_HEADER.lower()),
+            "request_id": request_id,
         }
         try:
             self.access_log.info("request", extra={"fields": fields})

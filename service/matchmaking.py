@@ -6,6 +6,7 @@ its tickets is one Lua script in one slot, legal on a Redis Cluster (as service/
 - `<prefix>:{match:<queue>}:ticket:<id>`    hash: `status` (`waiting`, `pairing`, `matched`, `cancelled`),
   `version` (1 while waiting, 2 once it ended), the request (`game`, `options`, `players`, `name`, `fallback_*`),
   `token_hash`, `created_at`, `expires_at` (Unix seconds), and once paired `game_id`, `seat`, `paired_at`, `table`
+  and `ai_level` (the AI seats' level: that of the ticket whose fallback came due, empty for a full table)
 - `<prefix>:{match:<queue>}:ticket:<id>:version`  pub/sub channel: the ticket's new version (SPUBLISH on a
   cluster), which the dispatcher's waiters follow (service/dispatcher.py): a waiting ticket costs no thread
 - `<prefix>:matches:fallbacks`  sorted set of the tickets with a `fallback`, scored by when it is due; written by
@@ -30,23 +31,31 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import math
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 from engine import GAMES
+from service.clocks import utc_iso
+from service.config import lifetimes
+from service.game_metrics import count_quick_match_failure
 from service.records import SeatRecord, hash_token
+from service.redis_clients import STORE_ERRORS
 from service.refusals import Refusal
 from service.scheduling import Queues, queue_shard
-from service.seating import new_seats
+from service.seating import new_seats, new_token, seat_name
 from service.store import GameStore, VersionConflict
 from service.turns import checked_setup, create_game
 
-TICKET_TTL_SECONDS = 600
-"""How long a ticket waits before it is `expired` (docs/api-additions.md "Quick match"); `MATCH_TICKET_TTL_SECONDS`."""
+log = logging.getLogger(__name__)
+
+FALLBACK_MAX_SECONDS = 600
+"""The latest a fallback may come (`after_seconds`): a ticket's default lifetime (`MATCH_TICKET_TTL_SECONDS`)."""
 KEPT_SECONDS = 3600
 """How long a ticket can still be read after it stopped waiting (matched, cancelled, expired): then 404."""
 PAIRING_STALE_SECONDS = 5.0
@@ -58,8 +67,9 @@ WAITING, PAIRING, MATCHED, CANCELLED, EXPIRED = "waiting", "pairing", "matched",
 # The pairing step shared by both scripts. `take(queue, n, tickets, game_id, first)`: the oldest live tickets of
 # `queue` (waiting and not past `expires_at` by Redis's clock), at most `n`, popped from its head, dead ones dropped.
 # A full table (`first` nil: exactly `n` of them), or any table holding ticket `first` (a fallback), is marked
-# `pairing` with `game_id` and the seat of each in queue order, and returned; otherwise the live tickets go back to
-# the head in their order and nothing is returned.
+# `pairing` with `game_id`, the seat of each in queue order and `first`'s fallback level as the AI seats' (any other
+# ticket's may be none or another), and returned; otherwise the live tickets go back to the head in their order and
+# nothing is returned.
 _TAKE = """
 local function take(queue, n, tickets, game_id, first, keep)
   local clock = redis.call('TIME')
@@ -79,9 +89,10 @@ local function take(queue, n, tickets, game_id, first, keep)
     return {}
   end
   local table_json = cjson.encode(taken)
+  local level = first and redis.call('HGET', tickets .. first, 'fallback_level') or ''
   for i, id in ipairs(taken) do
     redis.call('HSET', tickets .. id, 'status', 'pairing', 'game_id', game_id, 'seat', i - 1,
-               'paired_at', tostring(now), 'table', table_json)
+               'paired_at', tostring(now), 'table', table_json, 'ai_level', level)
     redis.call('EXPIRE', tickets .. id, keep)
   end
   return taken
@@ -157,7 +168,6 @@ class Ticket:
 
     ticket_id: str
     status: str
-    version: int
     token_hash: str
     game: str
     options: dict[str, Any]
@@ -171,6 +181,7 @@ class Ticket:
     seat: int | None
     paired_at: float | None
     table: list[str]
+    ai_level: str | None
     read_at: float
 
     @property
@@ -187,6 +198,19 @@ class Ticket:
         """Unix time at which the free seats of its table become AI seats; None without a `fallback`."""
         return None if self.fallback_after is None else self.created_at + self.fallback_after
 
+    @property
+    def next_due(self) -> float:
+        """Unix time at which this ticket changes without a new ticket or a cancel (`math.inf`: never).
+
+        `pairing`: its table's creator counts as dead (`PAIRING_STALE_SECONDS`), and a read seats the table
+        (`Matchmaker.settle`); waiting: its fallback comes (seated by a read) or it expires, whichever is first.
+        """
+        if self.status == PAIRING:
+            return (self.paired_at or self.read_at) + PAIRING_STALE_SECONDS
+        if self.shown != WAITING:
+            return math.inf
+        return min(self.expires_at, math.inf if self.fallback_due is None else self.fallback_due)
+
     def body(self, token: str | None) -> dict[str, Any]:
         """The ticket as the API shows it (service/schemas/matches.py `TicketSchema`); `token` is the caller's.
 
@@ -201,16 +225,12 @@ class Ticket:
             "players": self.players,
             "fallback": None if self.fallback_after is None else {
                 "after_seconds": int(self.fallback_after), "level": self.fallback_level},
-            "created_at": _iso(self.created_at),
-            "expires_at": _iso(self.expires_at),
+            "created_at": utc_iso(self.created_at),
+            "expires_at": utc_iso(self.expires_at),
             "game_id": self.game_id if matched else None,
             "seat": self.seat if matched else None,
             "player_token": token if matched else None,
         }
-
-
-def _iso(moment: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment)) + f".{int(moment % 1 * 1000):03d}Z"
 
 
 def canonical_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -222,10 +242,11 @@ def canonical_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
 class Matchmaker:
     """The quick-match tickets under `store`'s key prefix, on its Redis (or Redis Cluster).
 
-    `ttl_seconds` is how long a ticket waits before it expires.
+    `ttl_seconds` is how long a ticket waits before it expires: build it with `configured`, so the web's and the
+    worker's agree.
     """
 
-    def __init__(self, store: GameStore, ttl_seconds: int = TICKET_TTL_SECONDS) -> None:
+    def __init__(self, store: GameStore, ttl_seconds: int) -> None:
         self.store = store
         self.client = store.client
         self.prefix = store.prefix
@@ -235,6 +256,14 @@ class Matchmaker:
         self._fall_back = self.client.register_script(_FALL_BACK)
         self._matched = self.client.register_script(_MATCHED.format(publish=publish))
         self._cancel = self.client.register_script(_CANCEL.format(publish=publish))
+
+    @classmethod
+    def configured(cls, store: GameStore, settings: Mapping[str, Any] | None = None) -> Matchmaker:
+        """The `Matchmaker` over `store` with `MATCH_TICKET_TTL_SECONDS` of `settings` (the app's config).
+
+        None: `service.config.lifetimes()`, the environment's, as the worker reads it.
+        """
+        return cls(store, (lifetimes() if settings is None else settings)["MATCH_TICKET_TTL_SECONDS"])
 
     def _tickets(self, queue: str) -> str:
         return f"{self.prefix}:{{match:{queue}}}:ticket:"
@@ -272,7 +301,9 @@ class Matchmaker:
 
         Raises:
             UnknownGame, InvalidSetup, InvalidOptions: the game, seat count, options or fallback level do not fit
-                (`turns.checked_setup`, as `POST /v1/games` checks them); nothing is written.
+                (`turns.checked_setup`, as `POST /v1/games` checks them); nothing is written. The same, from
+                `turns.create_game` (`seat_table`), for a table this ticket completed whose game cannot be created
+                (a bug: the setup was checked): the ticket is stored, its table left `pairing`.
         """
         if game in GAMES:
             players = GAMES[game].SEATS.start if players is None else players
@@ -284,10 +315,10 @@ class Matchmaker:
         options = canonical_options(game, options)
         queue = hashlib.sha256(f"{game}\n{players}\n{json.dumps(options, sort_keys=True)}".encode()).hexdigest()[:16]
         ticket_id = queue + secrets.token_hex(8)
-        token = secrets.token_urlsafe(32)
+        token, token_hash = new_token()
         now = time.time()
         fields: dict[str, Any] = {
-            "status": WAITING, "version": 1, "token_hash": hash_token(token), "game": game,
+            "status": WAITING, "version": 1, "token_hash": token_hash, "game": game,
             "options": json.dumps(options, sort_keys=True), "players": players, "name": name or "",
             "created_at": repr(now), "expires_at": repr(now + self.ttl_seconds),
         }
@@ -318,7 +349,7 @@ class Matchmaker:
         return None if value is None else int(value)
 
     def check_token(self, ticket: Ticket, token: str | None) -> bool:
-        """Whether `token` is the ticket's (constant time, as seat tokens: service/store.py `seat_for_hash`)."""
+        """Whether `token` is the ticket's (constant time, as seat tokens: service/records.py `seat_for_hash`)."""
         return token is not None and hmac.compare_digest(ticket.token_hash, hash_token(token))
 
     def cancel(self, ticket_id: str) -> Ticket:
@@ -341,13 +372,17 @@ class Matchmaker:
         """`ticket`, after seating its table if that is due now: its fallback came, or its table's creator died.
 
         Every read of a waiting ticket calls it, so a client that polls never waits on the worker's sweep.
+
+        Raises:
+            TicketNotFound: the ticket is gone meanwhile.
+            UnknownGame, InvalidSetup, InvalidOptions: its table's game cannot be created (`seat_table`).
         """
-        if ticket.status == PAIRING and ticket.read_at - (ticket.paired_at or 0) >= PAIRING_STALE_SECONDS:
-            self.seat_table(queues, ticket.table)
-        elif ticket.shown == ticket.status == WAITING and (ticket.fallback_due or float("inf")) <= ticket.read_at:
-            self.fall_back(queues, ticket, new_game_id())
-        else:
+        if ticket.read_at < ticket.next_due:
             return ticket
+        if ticket.status == PAIRING:
+            self.seat_table(queues, ticket.table)
+        else:  # waiting, not expired (else it were due never): its fallback came
+            self.fall_back(queues, ticket, new_game_id())
         return self.load(ticket.ticket_id)
 
     def fall_back(self, queues: Queues, ticket: Ticket, game_id: str) -> bool:
@@ -364,9 +399,14 @@ class Matchmaker:
     def seat_table(self, queues: Queues, ticket_ids: list[str]) -> None:
         """Create the game of a table of tickets marked `pairing` (in seat order), then mark them `matched`.
 
-        The seats are the tickets' in order, each holding its ticket's token hash and name, then AI seats at the
-        first ticket's fallback level up to its seat count. Run again for the same table (its creator died), it
-        creates no second game: the game id is the one the pairing script recorded.
+        The seats are the tickets' in order, each holding its ticket's token hash and name, then AI seats up to the
+        seat count at the level the pairing recorded (`ai_level`: that of the ticket whose fallback came due). Run
+        again for the same table (its creator died), it creates no second game: the game id is the one the pairing
+        script recorded.
+
+        Raises:
+            UnknownGame, InvalidSetup, InvalidOptions: what `turns.create_game` raises for seats or options it
+                refuses (`open` checked them when each ticket was made); the tickets then stay `pairing`.
         """
         now = time.time()
         with self.client.pipeline(transaction=False) as pipe:
@@ -377,11 +417,11 @@ class Matchmaker:
         first = tickets[0]
         game_id = first.game_id
         assert game_id is not None  # paired
-        seats = [SeatRecord(kind="human", name=ticket.name or f"Player {number}", token_hash=ticket.token_hash)
+        seats = [SeatRecord(kind="human", name=seat_name(ticket.name, number), token_hash=ticket.token_hash)
                  for number, ticket in enumerate(tickets)]
         free = first.players - len(seats)
         if free:
-            seats += new_seats([{"kind": "ai", "level": first.fallback_level}] * free)[0]
+            seats += new_seats([{"kind": "ai", "level": first.ai_level}] * free)[0]
         if self.store.version(game_id) is None:
             try:
                 create_game(self.store, queues, first.game, seats, first.options, game_id=game_id)
@@ -394,7 +434,12 @@ class Matchmaker:
         """Seat the tickets whose fallback is due (the worker's sweep); how many tables were seated.
 
         The new games' ids hash to queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`), the
-        one whose queue `queues` holds, so their AI turns go where this worker serves.
+        one whose queue `queues` holds, so their AI turns go where this worker serves. A table whose game cannot be
+        created (a bug: `open` checked its setup) is logged and counted (`cardroom_quick_match_failures`) and tried
+        again next sweep; it never stops the others, nor the sweep's revivals after this.
+
+        Raises:
+            redis.RedisError: Redis failed (`STORE_ERRORS`): the sweep fails as a whole and runs again next interval.
         """
         index, count = shard
 
@@ -412,12 +457,18 @@ class Matchmaker:
             except TicketNotFound:
                 self.client.zrem(self.fallbacks_key, ticket_id)
                 continue
-            if ticket.status == PAIRING:
-                self.settle(queues, ticket)
-            elif ticket.shown == WAITING and self.fall_back(queues, ticket, new_game_id()):
-                seated += 1
-            else:
-                self.client.zrem(self.fallbacks_key, ticket_id)
+            try:
+                if ticket.status == PAIRING:
+                    self.settle(queues, ticket)
+                elif ticket.shown == WAITING and self.fall_back(queues, ticket, new_game_id()):
+                    seated += 1
+                else:
+                    self.client.zrem(self.fallbacks_key, ticket_id)
+            except STORE_ERRORS:
+                raise
+            except Exception:  # one table must not stop the sweep: its revivals of AI turns and clocks come after
+                log.exception("quick match: cannot seat the table of ticket %s (%s)", ticket_id, ticket.game)
+                count_quick_match_failure(self.client, self.prefix, ticket.game)
         return seated
 
 
@@ -435,10 +486,11 @@ def _ticket(ticket_id: str, stored: dict[bytes, bytes], read_at: float) -> Ticke
         return float(text[name]) if text.get(name) else None
 
     return Ticket(
-        ticket_id=ticket_id, status=text["status"], version=int(text["version"]), token_hash=text["token_hash"],
+        ticket_id=ticket_id, status=text["status"], token_hash=text["token_hash"],
         game=text["game"], options=json.loads(text["options"]), players=int(text["players"]),
         name=text.get("name") or None, created_at=float(text["created_at"]), expires_at=float(text["expires_at"]),
         fallback_after=number("fallback_after"), fallback_level=text.get("fallback_level"),
         game_id=text.get("game_id"), seat=None if "seat" not in text else int(text["seat"]),
-        paired_at=number("paired_at"), table=json.loads(text.get("table", "[]")), read_at=read_at,
+        paired_at=number("paired_at"), table=json.loads(text.get("table", "[]")), ai_level=text.get("ai_level") or None,
+        read_at=read_at,
     )

@@ -123,8 +123,11 @@ def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | Non
     """Check both limits before every request of `app` (unless `RATE_LIMIT_ENABLED` is off); returns the counters."""
     if not app.config["RATE_LIMIT_ENABLED"]:
         return None
-    per_address = parse_many(app.config["RATE_LIMIT_PER_ADDRESS"])
-    per_token = parse_many(app.config["RATE_LIMIT_PER_TOKEN"])
+    # (limit, its amount, its window in seconds, the counter's name after the client's) of each, worked out once
+    per_address = [(limit, limit.amount, limit.get_expiry(), f"{limit.amount}/{limit.get_expiry()}")
+                   for limit in parse_many(app.config["RATE_LIMIT_PER_ADDRESS"])]
+    per_token = [(limit, limit.amount, limit.get_expiry(), f"{limit.amount}/{limit.get_expiry()}")
+                 for limit in parse_many(app.config["RATE_LIMIT_PER_TOKEN"])]
     counts = SharedCounts(client, prefix)
 
     @app.before_request
@@ -136,10 +139,9 @@ def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | Non
         if token:
             limits += [(f"token:{hash_token(token)}", limit) for limit in per_token]
         now = time.time()
-        for who, limit in limits:
-            seconds = limit.get_expiry()
+        for who, (limit, amount, seconds, name) in limits:
             window = int(now // seconds)
-            if counts.hit(f"{who}:{limit.amount}/{seconds}:{window}", seconds, (window + 1) * seconds) > limit.amount:
+            if counts.hit(f"{who}:{name}:{window}", seconds, (window + 1) * seconds) > amount:
                 RATE_LIMITED.labels(who.partition(":")[0]).inc()
                 abort(429, message=f"too many requests: at most {limit}; retry later", error="rate_limited",
                       headers={"Retry-After": str(max(1, math.ceil((window + 1) * seconds - now)))})

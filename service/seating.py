@@ -56,6 +56,11 @@ def new_token() -> tuple[str, str]:
     return token, hash_token(token)
 
 
+def seat_name(name: str | None, seat: int) -> str:
+    """A human seat's name: `name` as the player gave it, else `Player N` for seat N (from 0)."""
+    return name or f"Player {seat}"
+
+
 def new_seats(specs: list[dict[str, Any]]) -> tuple[list[SeatRecord], int | None, str | None]:
     """The seats of a new game from the request's `seats`, the creator's seat (the first human one) and its token.
 
@@ -72,7 +77,7 @@ def new_seats(specs: list[dict[str, Any]]) -> tuple[list[SeatRecord], int | None
         return seats, None, None
     creator = humans[0]
     token, seats[creator].token_hash = new_token()
-    seats[creator].name = specs[creator].get("name", f"Player {creator}")
+    seats[creator].name = seat_name(specs[creator].get("name"), creator)
     return seats, creator, token
 
 

@@ -341,8 +341,9 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # quick-match fallbacks due (docs/api-additions.md "Quick match"): here, not one RQ job per ticket, since a
     # sorted set's entry costs less than a job's hash and the scheduler's entry, and nothing to undo when the
     # ticket is matched or cancelled first; a due fallback waits at most an interval (a polling client's read
-    # seats it at once)
-    Matchmaker(store).fall_back_due(queues, shard)
+    # seats it at once). A table that cannot be seated is logged and counted there, never raised: the revivals
+    # below must run every interval
+    Matchmaker.configured(store).fall_back_due(queues, shard)
     for game_id in store.lobby.active_game_ids():
         if count > 1 and queue_shard(game_id, count) != index:
             continue  # another queue Redis's: its workers sweep it

@@ -26,7 +26,10 @@ def varying_with_the_token(response: Response) -> Response:
     (the version), so a cache between must not answer one with the other (RFC 9110 §12.5.5).
     """
     if "game_id" in (request.view_args or {}):
-        response.vary.add("Authorization")
+        if "Vary" in response.headers:
+            response.vary.add("Authorization")
+        else:  # the usual case, without parsing and writing back a header set
+            response.headers["Vary"] = "Authorization"
     return response
 
 

@@ -24,7 +24,7 @@ from service.records import GameRecord, Status, hash_token
 from service.redis_clients import STORE_ERRORS
 from service.routes.export import replay_response
 from service.routes.game_blueprint import blp, view_of, view_response
-from service.schemas.actions import ACTION_SCHEMAS, action_request_body
+from service.schemas.actions import ACTION_LOADERS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
     ETAG_HEADER,
@@ -258,6 +258,9 @@ class Actions(MethodView):
         )
         if not isinstance(new_record, GameRecord):  # the first response, of this request or of a repeat that won
             return new_record["body"], new_record["status"], {"ETag": f'"{new_record["body"]["version"]}"'}
+        # the game's next read in this process (its players' next move and view, on their kept-alive connections)
+        # then finds this text in Redis and decodes neither the record nor its state again
+        services().records.keep(new_record)
         reads = reading_seat(new_record, seat)  # a Talmut resignation hands the seat to the AI: no longer yours
         keep = current_app.config["IDEMPOTENCY_TTL_SECONDS"]
         try:
@@ -280,7 +283,7 @@ class Actions(MethodView):
             abort(422, message="the body must be a JSON object: one of your legal_actions",
                   errors={"body": [_what_the_body_is(body)]}, error="invalid_request")
         try:
-            action: Action = ACTION_SCHEMAS[record.game]().load(body)
+            action: Action = ACTION_LOADERS[record.game].load(body)
         except ValidationError as error:
             abort(422, message=f"not a valid {record.game} action", errors=error.messages, error="invalid_request")
         refuse_resigned_seat(record, seat, action)

@@ -1,32 +1,20 @@
 """Quick match: `POST /v1/matches` makes a ticket; `GET`, its long-poll and stream follow it; `DELETE` cancels it.
 
-HTTP only: tickets, queues and pairing live in service/matchmaking.py, waiting in service/dispatcher.py (the
-ticket's channel): a client waiting on a ticket holds a greenlet, never a thread. docs/api-additions.md "Quick match".
+HTTP only: tickets, queues and pairing live in service/matchmaking.py, the long-poll's wait and the stream in
+service/streams.py (`wait_for_ticket`, `ticket_events`, on the ticket's channel of service/dispatcher.py): a client
+waiting on a ticket holds a greenlet, never a thread. docs/api-additions.md "Quick match".
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, current_app, stream_with_context
 from flask.views import MethodView
 
 from service.auth import bearer_token, unauthorized
-from service.dispatcher import TooManyWaiters
 from service.extensions import Blueprint, services
-from service.matchmaking import (
-    PAIRING,
-    PAIRING_STALE_SECONDS,
-    TICKET_TTL_SECONDS,
-    WAITING,
-    Matchmaker,
-    Ticket,
-    TicketNotFound,
-)
-from service.redis_clients import STORE_ERRORS
+from service.matchmaking import Ticket
 from service.schemas.matches import (
     QUICK_MATCH_EXAMPLE,
     TICKET_STREAM_EVENT,
@@ -35,20 +23,11 @@ from service.schemas.matches import (
     TicketQuerySchema,
     TicketSchema,
 )
-from service.streams import RECONNECT_MILLISECONDS
+from service.streams import ticket_events, wait_for_ticket
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Quick match: a seat at the next table")
 
 _TOKEN: list[dict[str, list[str]]] = [{"bearer": []}]
-
-
-def matchmaker() -> Matchmaker:
-    """This app's `Matchmaker`, made on first use over its store (`MATCH_TICKET_TTL_SECONDS`, default 600)."""
-    found = current_app.extensions.get("matchmaker")
-    if found is None:
-        ttl = current_app.config.get("MATCH_TICKET_TTL_SECONDS", TICKET_TTL_SECONDS)
-        found = current_app.extensions["matchmaker"] = Matchmaker(services().store, ttl)
-    return found
 
 
 def authorized_ticket(ticket_id: str, settled: bool = True) -> tuple[Ticket, str]:
@@ -61,34 +40,14 @@ def authorized_ticket(ticket_id: str, settled: bool = True) -> tuple[Ticket, str
         TicketNotFound: no such ticket (404 `ticket_not_found`).
         werkzeug HTTPException: 401 `unauthorized` without the ticket's token.
     """
-    ticket = matchmaker().load(ticket_id)
+    matchmaker = services().matchmaker
+    ticket = matchmaker.load(ticket_id)
     token = bearer_token()
     if token is None:
         unauthorized("a bearer token is required: send Authorization: Bearer <ticket_token>")
-    if not matchmaker().check_token(ticket, token):
+    if not matchmaker.check_token(ticket, token):
         unauthorized("this token is not this ticket's")
-    return (matchmaker().settle(services().queues, ticket) if settled else ticket), token
-
-
-def held(ticket: Ticket, seconds: float) -> Ticket:
-    """`ticket` once it stops waiting, or as it is after `seconds` (or at its expiry or fallback, if sooner).
-
-    Waits through the dispatcher on the ticket's channel; a fallback or a stale pairing that comes due meanwhile is
-    seated by this request (`Matchmaker.settle`) rather than left to the sweep.
-    """
-    makers, dispatcher, ticket_id = matchmaker(), services().dispatcher, ticket.ticket_id
-    deadline = time.time() + seconds
-    while True:
-        now = time.time()
-        if ticket.shown != WAITING or now >= deadline or dispatcher.draining.is_set():
-            return ticket
-        until = min(deadline, ticket.expires_at, ticket.fallback_due or deadline,
-                    (ticket.paired_at or now) + PAIRING_STALE_SECONDS if ticket.status == PAIRING else deadline)
-        version = dispatcher.wait(ticket_id, 1, max(until - now, 0.05), lambda: makers.version(ticket_id),
-                                  channel=makers.channel(ticket_id))
-        if version == 1 and until == deadline:
-            return ticket  # the wait's end, nothing new and nothing due: no read (a stream's keep-alive)
-        ticket = makers.settle(services().queues, makers.load(ticket_id))
+    return (matchmaker.settle(services().queues, ticket) if settled else ticket), token
 
 
 @blp.route("")
@@ -111,8 +70,9 @@ class Matches(MethodView):
         waiting after `after_seconds` gets a table whose free seats are AI seats at `level`. A ticket waits 10
         minutes at most (`expires_at`), then is `expired`. Follow it with `GET` (`?wait=S`) or its stream.
         """
-        ticket, token = matchmaker().open(services().queues, body["game"], body["options"], body.get("players"),
-                                          body.get("name"), body.get("fallback"))
+        ticket, token = services().matchmaker.open(
+            services().queues, body["game"], body["options"], body.get("players"), body.get("name"),
+            body.get("fallback"))
         return {**ticket.body(token), "ticket_token": token}, 202, {"Location": f"/v1/matches/{ticket.ticket_id}"}
 
 
@@ -133,7 +93,7 @@ class MatchTicket(MethodView):
         """
         ticket, token = authorized_ticket(ticket_id)
         if query["wait"] > 0:
-            ticket = held(ticket, min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
+            ticket = wait_for_ticket(ticket, min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"]))
         return ticket.body(token)
 
     @blp.doc(operationId="cancelMatchTicket", security=_TOKEN)
@@ -148,7 +108,7 @@ class MatchTicket(MethodView):
         instead: `POST /v1/games/{game_id}/leave`).
         """
         _, token = authorized_ticket(ticket_id, settled=False)
-        return matchmaker().cancel(ticket_id).body(token)
+        return services().matchmaker.cancel(ticket_id).body(token)
 
 
 @blp.route("/<ticket_id>/stream")
@@ -177,19 +137,3 @@ class MatchStream(MethodView):
         services().dispatcher.check_room()  # a full process answers 503 now, not an empty stream
         return Response(stream_with_context(ticket_events(ticket, token)), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-def ticket_events(ticket: Ticket, token: str) -> Iterator[str]:
-    """The SSE text of a ticket's stream: the ticket now, then until it stops waiting (keep-alive comments between)."""
-    keepalive = current_app.config["STREAM_KEEPALIVE_SECONDS"]
-    yield f"retry: {RECONNECT_MILLISECONDS}\n\n"
-    yield f"event: ticket\ndata: {json.dumps(ticket.body(token))}\n\n"
-    try:
-        while ticket.shown == WAITING:
-            ticket = held(ticket, keepalive)
-            if services().dispatcher.draining.is_set():
-                return
-            yield f"event: ticket\ndata: {json.dumps(ticket.body(token))}\n\n" if ticket.shown != WAITING else (
-                ": keep-alive\n\n")
-    except (*STORE_ERRORS, TooManyWaiters, TicketNotFound):
-        return

@@ -63,6 +63,8 @@ def _game_schema(game_id: str) -> type[OneOfSchema]:
 
 ACTION_SCHEMAS: dict[str, type[OneOfSchema]] = {game_id: _game_schema(game_id) for game_id in GAMES}
 """Game id -> the schema that loads (and rejects with per-field messages) that game's action bodies."""
+ACTION_LOADERS: dict[str, OneOfSchema] = {game_id: schema() for game_id, schema in ACTION_SCHEMAS.items()}
+"""Game id -> an instance of its `ACTION_SCHEMAS` schema, made once: loading keeps no state on it."""
 
 
 def register_action_components(spec: Any) -> None:

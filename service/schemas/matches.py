@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from service.matchmaking import CANCELLED, EXPIRED, MATCHED, TICKET_TTL_SECONDS, WAITING
+from service.matchmaking import CANCELLED, EXPIRED, FALLBACK_MAX_SECONDS, MATCHED, WAITING
 from service.schemas.names import name_field
 from service.schemas.options import GameOptionsSchema, options_field
 
@@ -14,7 +14,7 @@ class FallbackSchema(ma.Schema):
     """AI seats for a table nobody else comes to in time."""
 
     after_seconds = fields.Integer(
-        required=True, strict=True, validate=validate.Range(min=0, max=TICKET_TTL_SECONDS),
+        required=True, strict=True, validate=validate.Range(min=0, max=FALLBACK_MAX_SECONDS),
         metadata={"description": "seconds after the ticket was made", "example": 30},
     )
     level = fields.String(required=True, metadata={"description": "the AI seats' level (GET /v1/rules/{game})",

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from service.app import create_app
 from service.cache import RecordCache
 from service.records import GameRecord
 from service.store import GameStore, VersionConflict
@@ -49,8 +50,9 @@ def test_waiters_of_one_game_share_one_read_and_other_games_do_not_wait(api: Api
 
 
 def test_a_lobby_page_asked_again_decodes_only_the_games_that_moved(api: Api, monkeypatch) -> None:
-    """The lobby reuses the records this process holds: a page read twice decodes nothing the second time, and a
-    game that moved meanwhile is decoded again and listed at its new version."""
+    """The lobby reuses the records this process holds: a page read twice decodes nothing the second time, a game
+    this process moved is listed at its new version without a decode (the move's record is kept), and a game
+    another process moved meanwhile is decoded again and listed at its new version."""
     game_ids = [api.create_humans()[0] for _ in range(3)]
     moved, tokens = api.create_humans()
     decoded: list[str] = []
@@ -67,12 +69,19 @@ def test_a_lobby_page_asked_again_decodes_only_the_games_that_moved(api: Api, mo
     decoded.clear()
     assert api.request("GET", "/v1/games?status=active").json["games"] == first
     assert decoded == []
-    seat = api.view(moved, tokens[0]).json["to_act"][0]
-    view = api.view(moved, tokens[seat]).json
-    assert api.act(moved, tokens[seat], view["legal_actions"][0]).status_code == 200
-    decoded.clear()
-    listed = {game["game_id"]: game["version"] for game in api.request("GET", "/v1/games?status=active").json["games"]}
-    assert decoded == [moved] and listed[moved] == view["version"] + 1
+    other = Api(create_app({name: api.app.config[name] for name in ("REDIS_URL", "KEY_PREFIX", "RQ_QUEUE", "TESTING")}),
+                api.connection)  # another web process of the same games
+    try:
+        for mover, expected in ((api, []), (other, [moved])):
+            seat = mover.view(moved, tokens[0]).json["to_act"][0]
+            view = mover.view(moved, tokens[seat]).json
+            assert mover.act(moved, tokens[seat], view["legal_actions"][0]).status_code == 200
+            decoded.clear()
+            listed = {game["game_id"]: game["version"]
+                      for game in api.request("GET", "/v1/games?status=active").json["games"]}
+            assert decoded == expected and listed[moved] == view["version"] + 1
+    finally:
+        other.services.store.client.close()
 
 
 

@@ -13,12 +13,16 @@ from typing import Any
 import pytest
 import redis
 from redis.cluster import key_slot
+from rq.job import Job
 
-from service import matchmaking
+from service import game_metrics, matchmaking
 from service.app import create_app
 from service.matchmaking import Matchmaker
+from service.turns import InvalidSetup, ai_job_id
 from tests.service.conftest import Api, delete_test_keys
 from tests.service.test_cluster import cluster_api, on_cluster  # noqa: F401 (a fixture)
+from tests.service.test_reliability import ai_game, make_api  # noqa: F401 (a fixture)
+from worker.sweeper import sweep
 
 TICKET_KEYS = {"ticket_id", "status", "game", "options", "players", "fallback", "created_at", "expires_at",
                "game_id", "seat", "player_token"}
@@ -183,7 +187,7 @@ def test_a_fallback_seats_ai_when_nobody_comes(api: Api) -> None:
 
 def test_the_sweep_seats_a_due_fallback_nobody_reads(api: Api) -> None:
     made = ticket(api, fallback={"after_seconds": 0, "level": "random"})
-    matchmaker = Matchmaker(api.services.store)
+    matchmaker = api.services.matchmaker
     assert matchmaker.fall_back_due(api.services.queues) == 1
     assert matchmaker.fall_back_due(api.services.queues) == 0
     assert api.connection.zcard(matchmaker.fallbacks_key) == 0
@@ -236,7 +240,7 @@ def test_quick_match_on_a_redis_cluster_pairs_in_one_slot_and_wakes_by_sharded_p
     """The pairing scripts run on the queue's slot; the ticket's channel is SPUBLISHed there (issue 21's rules)."""
     api = cluster_api(on_cluster)
     made = ticket(api)
-    matchmaker = Matchmaker(api.services.store)
+    matchmaker = api.services.matchmaker
     assert key_slot(matchmaker.ticket_key(made["ticket_id"]).encode()) == key_slot(
         matchmaker.channel(made["ticket_id"]).encode())
     answers: list[Any] = []
@@ -257,5 +261,78 @@ def test_a_cancel_wins_over_a_fallback_due_but_not_seated_yet(api: Api) -> None:
     made = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
     cancelled = api.request("DELETE", f"/v1/matches/{made['ticket_id']}", made["ticket_token"])
     assert (cancelled.status_code, cancelled.json["status"], cancelled.json["game_id"]) == (200, "cancelled", None)
-    assert Matchmaker(api.services.store).fall_back_due(api.services.queues) == 0
+    assert api.services.matchmaker.fall_back_due(api.services.queues) == 0
     assert read(api, made).json["status"] == "cancelled"
+
+
+def test_a_later_tickets_fallback_seats_ai_at_its_own_level(api: Api) -> None:
+    """The AI seats take the level of the ticket whose fallback came due, not the oldest ticket's.
+
+    Found in review: `seat_table` took `tickets[0].fallback_level`; a ticket without a fallback followed by one with
+    one gave level None, `create_game` raised InvalidSetup, the tickets stayed `pairing` and every read was 422.
+    """
+    ann = ticket(api, game="talmut", name="Ann")  # no fallback, the oldest: seat 0
+    bob = ticket(api, game="talmut", fallback={"after_seconds": 0, "level": "medium"}, name="Bob")
+    seen = read(api, bob)
+    assert seen.status_code == 200, seen.json
+    assert (seen.json["status"], seen.json["seat"]) == ("matched", 1)
+    assert read(api, ann).json["game_id"] == seen.json["game_id"]
+    game = api.view(seen.json["game_id"]).json
+    assert [(seat["kind"], seat["name"], seat.get("level")) for seat in game["seats"]] == [
+        ("human", "Ann", None), ("human", "Bob", None), ("ai", "AI (medium)", "medium")]
+
+
+def test_the_sweep_seats_ai_at_the_level_of_the_fallback_that_came_due(api: Api) -> None:
+    """Four seats: the oldest has no fallback, the second one later at `hard`, the third one due now at `easy`."""
+    made = [ticket(api, game="talmut", players=4),
+            ticket(api, game="talmut", players=4, fallback={"after_seconds": 600, "level": "hard"}),
+            ticket(api, game="talmut", players=4, fallback={"after_seconds": 0, "level": "easy"})]
+    assert api.services.matchmaker.fall_back_due(api.services.queues) == 1
+    seen = [read(api, one).json for one in made]
+    assert [(one["status"], one["seat"]) for one in seen] == [("matched", 0), ("matched", 1), ("matched", 2)]
+    game = api.view(seen[0]["game_id"]).json
+    assert [(seat["kind"], seat.get("level")) for seat in game["seats"]] == [
+        ("human", None), ("human", None), ("human", None), ("ai", "easy")]
+
+
+def test_the_sweep_goes_past_a_table_it_cannot_seat(
+    make_api: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,  # noqa: F811 (a fixture)
+) -> None:
+    """worker/sweeper.py: a due fallback whose game cannot be created is logged and counted; the sweep still seats
+    the next due fallback and revives a lost AI turn (review: it raised out of the sweep, every interval)."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")  # the sweep's, read like the worker's from the environment
+    api = make_api(AI_JOB_STALE_SECONDS=1)
+    broken = ticket(api, game="talmut", fallback={"after_seconds": 0, "level": "easy"})  # due first
+    lone = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
+    create_game = matchmaking.create_game
+
+    def refuses_talmut(store: Any, queues: Any, game: str, *args: Any, **kwargs: Any) -> Any:
+        if game == "talmut":
+            raise InvalidSetup("a table this version cannot seat")
+        return create_game(store, queues, game, *args, **kwargs)
+
+    monkeypatch.setattr(matchmaking, "create_game", refuses_talmut)
+    game_id, _, view = ai_game(api)
+    queue = api.services.queues[0]
+    Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
+    assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
+    assert read(api, lone).json["status"] == "matched"
+    assert f"cannot seat the table of ticket {broken['ticket_id']}" in caplog.text
+    game_metrics.PENDING.flush(api.services.store.client)
+    failures = game_metrics.quick_match_failures_key(api.services.store.prefix)
+    assert api.connection.hget(failures, "talmut") == b"1"
+
+
+def test_the_sweep_keeps_tickets_for_the_configured_lifetime(
+    make_api: Any, monkeypatch: pytest.MonkeyPatch,  # noqa: F811 (a fixture)
+) -> None:
+    """`MATCH_TICKET_TTL_SECONDS` is the sweep's too (review: its Matchmaker had the default, 600 s, so a table it
+    seated kept its tickets 600 + 3,600 s whatever the setting)."""
+    monkeypatch.setenv("MATCH_TICKET_TTL_SECONDS", "7200")  # the worker's, read from the environment
+    api = make_api(MATCH_TICKET_TTL_SECONDS=7200)
+    made = ticket(api, fallback={"after_seconds": 0, "level": "easy"})
+    assert sweep(api.services.store, api.services.queues[0], interval=1.0) == []
+    assert read(api, made).json["status"] == "matched"
+    kept = api.connection.ttl(api.services.matchmaker.ticket_key(made["ticket_id"]))
+    assert 7200 + matchmaking.KEPT_SECONDS - 60 < kept <= 7200 + matchmaking.KEPT_SECONDS
