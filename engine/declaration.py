@@ -8,11 +8,21 @@ KeyError when a player first reaches it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.ai.levels import Players
-from engine.protocol import Game
+from engine.cards import Card
+from engine.protocol import Event, Game
+
+MoveList = Callable[[str, Sequence[str], Sequence[Card], Any, Sequence[Sequence[Event]], Any], str]
+"""A game's move list people read: `(heading, players, deck, start, moves, end) -> text`.
+
+`heading` follows the game's name on the first line, `players` names each seat, `deck` is the deck dealt (top
+first), `start` the state dealt (engine/replay.py `dealt`), `moves` each move's events, `end` the finished state.
+Durak's: engine/games/durak/notation.py `move_list`.
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,9 +38,12 @@ class GameDeclaration:
         state_schema: the name of the schema of its view's `state` in service/schemas/states.py (e.g.
             `DurakStateSchema`), or None: the state is sent as the rules' `view` builds it, documented as any
             JSON object (a game whose view has no typed schema yet).
+        move_list: its plain-text move list (`MoveList`: a finished game's export as `?format=text`), or None
+            (the default): it offers none, and the service answers 406.
     """
 
     rules: Game[Any, Any]
     players: Players
     rematch_rotates: bool
     state_schema: str | None
+    move_list: MoveList | None = None

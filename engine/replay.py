@@ -8,7 +8,7 @@ the replayed game) is service/export.py; the format is docs/api-additions.md "Fi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,36 +42,37 @@ def dealt_deck(game: Game[Any, Any], options: Any, seed: int) -> tuple[Card, ...
     return shuffled(game.full_deck(options), seed)
 
 
-def replay(
-    game: Game[Any, Any],
-    seats: int,
-    options: Any,
-    deck: Sequence[Card] | None,
-    seed: int,
-    ai_seats: Iterable[Seat],
-    moves: Sequence[Move],
-) -> tuple[Any, list[list[Event]]]:
-    """Deal `game` for `seats` as `new_game(seats, options, deck, seed=seed)` did, then apply every move in order.
+def dealt(
+    game: Game[Any, Any], seats: int, options: Any, deck: Sequence[Card] | None, seed: int, ai_seats: Iterable[Seat]
+) -> Any:
+    """`game` dealt for `seats` as `new_game(seats, options, deck, seed=seed)` did, before any move.
 
     `deck` None: the game was dealt from `seed` (a Talmut game then shuffles its later rounds by it too); else the
     deck it was given. `ai_seats` are the seats an AI played from the start (the `with_ai_seats` capability).
-    Returns the state after the last move and each move's events, one list per move.
 
     Raises:
-        MoveDoesNotApply: a move is refused by the rules (any `GameError`: not the seat's turn, illegal, the game
-            finished before it).
         InvalidDeck, InvalidOptions: the deal itself is refused (engine/errors.py).
     """
     state = game.new_game(seats, options, deck, seed=seed)
-    state = capabilities(game).with_ai_seats(state, list(ai_seats))
-    applied: list[list[Event]] = []
+    return capabilities(game).with_ai_seats(state, list(ai_seats))
+
+
+def replaying(game: Game[Any, Any], state: Any, moves: Iterable[Move]) -> Iterator[tuple[Any, list[Event]]]:
+    """Apply `moves` in order from `state` (`dealt`), one at a time: after each, the new state and its events.
+
+    A generator, so that a caller which must not hold its thread for a whole game (a web process's event loop)
+    can let others run between moves; the rules alone decide (no AI chooses, no clock runs).
+
+    Raises:
+        MoveDoesNotApply: a move is refused by the rules (any `GameError`: not the seat's turn, illegal, the game
+            finished before it), when the step that meets it is taken.
+    """
     for index, move in enumerate(moves):
         try:
             state, events = game.apply(state, move.seat, move.action)
         except GameError as error:
             raise MoveDoesNotApply(index, str(error)) from error
-        applied.append(events)
-    return state, applied
+        yield state, events
 
 
 def moves_of(recorded: Sequence[Mapping[str, JSON]]) -> list[Move]:

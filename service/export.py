@@ -2,33 +2,68 @@
 
 The format is docs/api-additions.md "Finished-game export and replay". `export_of` reads an export from a record
 and its events, in which the write path recorded the deal and every move (service/recording.py); `replayed_game`
-plays one again with the rules alone (engine/replay.py) as a new finished game; `durak_text` writes a Durak export
-as a move list people read.
+plays one again with the rules alone (engine/replay.py) as a new finished game; `move_list_text` writes one
+as its game's move list people read (Durak's, engine/games/durak/notation.py).
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from engine import GAMES
 from engine.cards import parse_deck
 from engine.errors import InvalidDeck
+from engine.games import DECLARED
 from engine.protocol import Event
-from engine.replay import MoveDoesNotApply, dealt_deck, moves_of, replay
-from service.recording import DEAL, MOVE, recorded_deal, recorded_move
-from service.records import GameRecord, SeatRecord, Status, hash_token
+from engine.replay import Move, MoveDoesNotApply, dealt, dealt_deck, moves_of, replaying
+from service.recording import DEAL, MOVE, created_event, move_events
+from service.records import GameRecord, SeatRecord, Status
 from service.refusals import Refusal
 from service.rematch import NotFinished
+from service.seating import new_token
 from service.turns import checked_setup, handed_to_ai, rules_options
-from service.views import stored_event
 
 FORMAT = "cardroom-export/1"
 """The export's `format`: a replay refuses any other (a later format names itself anew)."""
+
+TURN_EVERY = 100
+"""How many of a replay's actions are checked or applied between two yields to the web process's event loop.
+
+A replay runs in its request, on the CPU: the largest that fits `MAX_BODY_BYTES` (64 KiB; about 1,200 actions of
+a random Svoi Koziri game, 65.0 kB) took 55 ms to load (marshmallow, every action against its game's schema) and
+40 ms to play again on this machine, so it lets the other greenlets run every `TURN_EVERY` actions (about 5 ms).
+"""
+
+T = TypeVar("T")
+
+
+def taking_turns(items: Iterable[T]) -> Iterator[T]:
+    """`items`, with a yield to the event loop after every `TURN_EVERY` of them.
+
+    `time.sleep(0)` is gevent's sleep in a gunicorn gevent worker (service/gunicorn_conf.py `worker_class`,
+    monkey-patched) and lets the other greenlets run; in a plain thread it only gives up the GIL.
+    """
+    for count, item in enumerate(items, 1):
+        yield item
+        if count % TURN_EVERY == 0:
+            time.sleep(0)
+
+
+def replayed(game: Any, state: Any, moves: Sequence[Move]) -> tuple[Any, list[list[Event]]]:
+    """The state after `moves` from `state` (the deal: engine/replay.py `dealt`) and each move's events, taking turns.
+
+    Raises:
+        MoveDoesNotApply: a move is refused by the rules.
+    """
+    applied = []
+    for after, events in taking_turns(replaying(game, state, moves)):
+        state = after
+        applied.append(events)
+    return state, applied
 
 
 class NotExportable(Refusal):
@@ -99,8 +134,7 @@ def export_of(record: GameRecord, events: Sequence[Mapping[str, Any]]) -> dict[s
 
 
 def _exported_seat(number: int, seat: SeatRecord) -> dict[str, Any]:
-    # a seat with a token had a human player (a resigned Talmut seat is played by an AI now), as in service/rematch.py
-    if seat.token_hash is not None:
+    if seat.had_player:
         return {"seat": number, "kind": "human", "name": seat.name}
     return {"seat": number, "kind": "ai", "name": seat.name, "level": seat.level}
 
@@ -125,7 +159,7 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     seats = [
         SeatRecord(kind="ai", name=seat.get("name"), level=seat.get("level"))
         if seat["kind"] == "ai"
-        else SeatRecord(kind="human", name=seat.get("name"), token_hash=hash_token(secrets.token_urlsafe(32)))
+        else SeatRecord(kind="human", name=seat.get("name"), token_hash=new_token()[1])
         for seat in export["seats"]
     ]
     game, options = checked_setup(export["game"], seats, export["options"])
@@ -135,8 +169,9 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
         raise InvalidDeck("deck is not the shuffle of seed, as shuffled says")
     ai_seats = [number for number, seat in enumerate(seats) if seat.kind == "ai"]
     moves = moves_of(export["actions"])
+    start = dealt(game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats)
     try:
-        state, applied = replay(game, len(seats), options, None if export["shuffled"] else deck, seed, ai_seats, moves)
+        state, applied = replayed(game, start, moves)
     except MoveDoesNotApply as error:
         raise ReplayMismatch(error.index, str(error)) from error
     result = game.result(state)
@@ -158,79 +193,41 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
     )
     record.seats = handed_to_ai(record, state)
     record.decoded = state
-    created = Event("created", {"game": game.ID, "seats": len(seats), "status": Status.ACTIVE})
-    events = [recorded_deal(stored_event(1, created), seed, None if export["shuffled"] else export["deck"])]
-    for number, (move, move_events) in enumerate(zip(moves, applied, strict=True)):
-        stored = [stored_event(number + 2, event) for event in move_events]
-        recorded_move(stored, move.seat, move.action)
-        events.extend(stored)
+    events = [created_event(game.ID, len(seats), Status.ACTIVE, seed, None if export["shuffled"] else export["deck"])]
+    for number, (move, rules_events) in enumerate(zip(moves, applied, strict=True)):
+        events.extend(move_events(number + 2, move.seat, move.action, rules_events))
     return record, events
 
 
-_DURAK_MOVES = {
-    "attacked": "P{seat} attacks {card}",
-    "defended": "P{seat} beats {against} with {card}",
-    "took": "P{seat} takes",
-    "resigned": "P{seat} resigns",
-}
+def move_list_text(export: Mapping[str, Any]) -> str:
+    """A finished game's export as its game's move list people read (its declaration's `move_list`).
 
-
-def durak_text(export: Mapping[str, Any]) -> str:
-    """A Durak export as a move list people read: the seats, the trump and the deck, one line per bout, the result.
-
-    E.g. `2. P1 attacks 9D, P0 takes, P1 is done: taken; P1 draws 1`: the bout's plays, its end (the attacker's
-    `done`, the cards beaten off or taken) and the drawing after it (who draws how many, durak.md §3.9). Each
-    seat's line shows the hand it was dealt. Lines end with a newline.
+    Durak's: engine/games/durak/notation.py. A human seat is shown by its name ("(no name)" if none), an AI seat
+    as "AI <level>".
 
     Raises:
-        TextNotOffered: `export` is not a Durak game's.
+        TextNotOffered: the game declares no move list (406).
+        MoveDoesNotApply: an action of `export` does not apply (a stored export always does).
+        InvalidDeck: `deck` is not a permutation of the game's deck.
     """
-    if export["game"] != "durak":
-        raise TextNotOffered(f"a plain-text move list is offered for durak games only, not {export['game']}")
-    game = GAMES["durak"]
-    options = game.parse_options({})
+    move_list = DECLARED[export["game"]].move_list
+    if move_list is None:
+        offered = sorted(game for game, declared in DECLARED.items() if declared.move_list is not None)
+        raise TextNotOffered(
+            f"a plain-text move list is offered for {', '.join(offered)} games only, not {export['game']}"
+        )
+    game = GAMES[export["game"]]
+    options = rules_options(game, export["options"])
     deck = parse_deck(export["deck"], game.full_deck(options))
-    _, applied = replay(
-        game, 2, options, None if export["shuffled"] else deck, export["seed"], [], moves_of(export["actions"])
-    )
-    start = game.new_game(2, options, deck, seed=export["seed"])
-    public = game.view(start, None).state
-    lines = [f"Durak, Cardroom game {export['game_id']}"]
-    for seat in export["seats"]:
-        who = (seat["name"] or "(no name)") if seat["kind"] == "human" else f"AI {seat['level']}"
-        hand = " ".join(game.view(start, seat["seat"]).state["hand"])
-        lines.append(f"P{seat['seat']}: {who}, dealt {hand}")
-    lines += [
-        f"Trump: {public['trump_suit']} (the bottom card {public['trump_card']})",
-        f"Deck, top first: {' '.join(export['deck'])}",
-        "",
+    ai_seats = [seat["seat"] for seat in export["seats"] if seat["kind"] == "ai"]
+    start = dealt(game, len(export["seats"]), options, None if export["shuffled"] else deck, export["seed"], ai_seats)
+    end, applied = replayed(game, start, moves_of(export["actions"]))
+    players = [
+        (seat["name"] or "(no name)") if seat["kind"] == "human" else f"AI {seat['level']}" for seat in export["seats"]
     ]
-    bout, plays, drawn = 1, [], []
-    for events in applied:
-        for event in events:
-            shown = {"type": event.type, **event.public}
-            if event.type in _DURAK_MOVES:
-                plays.append(_DURAK_MOVES[event.type].format(**shown))
-            elif event.type == "bout_ended":
-                plays.append(f"P{shown['seat']} is done: " + ("beaten off" if shown["beaten_off"] else "taken"))
-            elif event.type == "drew":
-                drawn.append(f"P{shown['seat']} draws {shown['count']}")
-        if any(event.type in ("bout_ended", "game_ended") for event in events):
-            lines.append(f"{bout}. {'; '.join([', '.join(plays), *([', '.join(drawn)] if drawn else [])])}")
-            bout, plays, drawn = bout + 1, [], []
-    lines += ["", f"Result: {_durak_result(export['result'])}"]
-    return "\n".join(lines) + "\n"
+    return move_list(f"Cardroom game {export['game_id']}", players, deck, start, applied, end)
 
 
 def _as_json(value: Any) -> Any:
     """`value` as JSON reads it back (a stored result's keys are strings, its tuples lists)."""
     return json.loads(json.dumps(value))
-
-
-def _durak_result(result: Mapping[str, Any]) -> str:
-    if result["draw"]:
-        return "a draw, both hands empty"
-    winner, loser = result["winners"][0], result["losers"][0]
-    if result["reason"] == "resign":
-        return f"P{loser} resigned, P{winner} wins"
-    return f"P{loser} is the durak, P{winner} wins"

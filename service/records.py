@@ -66,6 +66,14 @@ class SeatRecord:
         """True for a human seat nobody has taken yet."""
         return self.kind == "human" and self.token_hash is None
 
+    @property
+    def had_player(self) -> bool:
+        """True for a seat a human player took (a token names it), though an AI plays it now (a resigned Talmut seat).
+
+        Such a seat is a human's in a rematch (service/rematch.py) and in an export (service/export.py).
+        """
+        return self.token_hash is not None
+
 
 @dataclass
 class GameRecord:

@@ -107,9 +107,8 @@ def _create(
 ) -> GameRecord:
     seats: list[SeatRecord | None] = [None] * len(old.seats)
     for number, entry in enumerate(old.seats):
-        # a seat with a token had a human player (a resigned Talmut seat is played by an AI now): it is theirs
-        # again; the other seats are AIs of the same level
-        again = SeatRecord(kind="human") if entry.token_hash is not None else dataclasses.replace(entry)
+        # a seat a human player took is theirs again; the other seats are AIs of the same level
+        again = SeatRecord(kind="human") if entry.had_player else dataclasses.replace(entry)
         seats[rematch_seat(old, number)] = again
     mine = seats[rematch_seat(old, seat)]
     assert mine is not None

@@ -37,7 +37,7 @@ from service.cache import RecordCache
 from service.config import lifetimes
 from service.game_metrics import count_action
 from service.idempotency import IdempotentRequest
-from service.recording import recorded_deal, recorded_move
+from service.recording import created_event, move_events
 from service.records import GameRecord, SeatRecord, Status
 from service.redis_clients import STORE_ERRORS
 from service.refusals import Refusal
@@ -151,12 +151,23 @@ def create_game(
     )
     record.decoded = state
     record.clock = clocks.next_clock(None, record, None, None, record.created_at)
-    event = Event("created", {"game": game.ID, "seats": len(seats), "status": record.status})
-    store.create(record, [recorded_deal(stored_event(record.version, event), seed, deck)])
+    store.create(record, [created_event(game.ID, len(seats), record.status, seed, deck)])
     wake_ai(store, queues, record)  # the game is stored: a failure now (e.g. Redis full) leaves the AI to the sweep
     clocks.schedule_timeouts(queues.for_game(record.game_id), store.prefix, record)
     webhooks.notify(store, queues, None, record, None)
     return record
+
+
+def store_finished(store: GameStore, record: GameRecord, events: Sequence[dict[str, Any]]) -> None:
+    """Store a game made finished whole (a replay, service/export.py `replayed_game`): `record` and all its `events`.
+
+    One `GameStore.create`; nothing is enqueued (no turn is due, no clock runs) and no webhook is due (no seat has
+    one).
+
+    Raises:
+        VersionConflict: a game with that id exists already; nothing was written.
+    """
+    store.create(record, list(events))
 
 
 SERVICE_OPTIONS = (clocks.OPTION, presence.OPTION)
@@ -268,8 +279,7 @@ def play(
     )
     new_record.decoded = state
     new_record.clock = clocks.next_clock(record, new_record, seat, by_clock, time.time())
-    stored = [stored_event(new_record.version, event) for event in [*notes, *events]]
-    recorded_move(stored, seat, action)
+    stored = move_events(new_record.version, seat, action, [*notes, *events])
     # a seat's own move must land before its clock runs out (its timeout owns the version after the deadline); a
     # resignation loses at least as much as the timeout would, so leaving always works
     own_move = by_clock is None and action["type"] != "resign"

@@ -13,10 +13,11 @@ from flask import current_app
 from flask.views import MethodView
 
 from service.auth import reader
-from service.export import durak_text, export_of, replayed_game
+from service.export import export_of, move_list_text, replayed_game
 from service.extensions import services
 from service.routes.game_blueprint import blp
 from service.schemas.export import ExportQuerySchema, ExportSchema
+from service.turns import store_finished
 from service.views import game_view, with_presence
 
 
@@ -55,14 +56,24 @@ class Export(MethodView):
         reader(record)  # credentials of no seat answer 401, as every read of the game does
         export = export_of(record, services().store.events(game_id))
         if query["format"] == "text":
-            return current_app.response_class(durak_text(export), mimetype="text/plain")
+            return current_app.response_class(move_list_text(export), mimetype="text/plain")
         return export
 
 
 def replay_response(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """`POST /v1/games` with `replay`: the new finished game stored, its spectator view with `player_token` null."""
+    """`POST /v1/games` with `replay`: the new finished game stored, its spectator view with `player_token` null.
+
+    `body` is `CreateGameSchema`'s load with `replay` (the export, checked by `ExportSchema`) and `visibility`.
+    Returns the view, 201 and its `Location`.
+
+    Raises:
+        UnknownGame: the export's game is not offered (404).
+        InvalidSetup, InvalidOptions: its seats or options are not the game's (422).
+        InvalidDeck: its deck is not the game's, or not `seed`'s shuffle though `shuffled` (422).
+        ReplayMismatch: an action does not apply, or the result differs (422, `action_index`).
+    """
     record, events = replayed_game(body["replay"], body["visibility"])
-    services().store.create(record, events)
+    store_finished(services().store, record, events)
     # a new finished game: no AI turn pending, no seat ever seen
     view = with_presence(game_view(record, None, []), {})
     return {**view, "player_token": None}, 201, {"Location": f"/v1/games/{record.game_id}"}

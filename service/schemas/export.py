@@ -10,9 +10,10 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from service.export import FORMAT
+from service.export import FORMAT, taking_turns
 from service.schemas.actions import ACTION_SCHEMAS
-from service.schemas.clock import with_clock_checked
+from service.schemas.names import name_field
+from service.schemas.options import GameOptionsSchema
 
 MAX_SEED = 2**63 - 1
 
@@ -22,12 +23,8 @@ class ExportedSeatSchema(ma.Schema):
 
     seat = fields.Integer(strict=True, required=True, validate=validate.Range(min=0, max=7), metadata={"example": 0})
     kind = fields.String(required=True, validate=validate.OneOf(["human", "ai"]), metadata={"example": "human"})
-    name = fields.String(
-        required=True,
-        allow_none=True,
-        validate=validate.Length(max=40),
-        metadata={"example": "Ann", "description": "the player's name; null for an AI"},
-    )
+    # the names rule of every seat (a replay's seats reach the lobby's finished games); null: a seat never named
+    name = name_field(required=True, allow_none=True)
     level = fields.String(metadata={"description": "kind ai only: its level", "example": "easy"})
 
 
@@ -42,8 +39,12 @@ class ExportedActionSchema(ma.Schema):
     )
 
 
-class ExportSchema(ma.Schema):
-    """A finished game with nothing hidden: its setup, its deal and every move, in order, and its result."""
+class ExportSchema(GameOptionsSchema):
+    """A finished game with nothing hidden: its setup, its deal and every move, in order, and its result.
+
+    Its `options` are checked as a new game's (`GameOptionsSchema`: `clock`, `claim_after_seconds`), so a replay
+    stores none that a later view cannot read.
+    """
 
     format = fields.String(required=True, validate=validate.OneOf([FORMAT]), metadata={"example": FORMAT})
     game_id = fields.String(
@@ -89,14 +90,13 @@ class ExportSchema(ma.Schema):
             raise ma.ValidationError("seats must be numbered 0, 1, ... in order", "seats")
 
     @ma.post_load
-    def _checked(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """`options.clock` in its stored form, and each action checked against the game's action schema."""
-        data["options"] = with_clock_checked(data["options"])
+    def _actions_checked(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Each action checked against the game's action schema."""
         schema = ACTION_SCHEMAS.get(data["game"])
         if schema is None:  # no such game: the replay answers 404 unknown_game, as a create does
             return data
         errors: dict[int, Any] = {}
-        for index, entry in enumerate(data["actions"]):
+        for index, entry in enumerate(taking_turns(data["actions"])):
             try:
                 entry["action"] = schema().load(entry["action"])
             except ma.ValidationError as error:

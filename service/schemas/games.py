@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 import marshmallow as ma
@@ -10,54 +9,16 @@ from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from engine import GAMES
-from service.clocks import OPTION as CLOCK
-from service.presence import MAX_SECONDS as MAX_CLAIM_SECONDS
-from service.presence import MIN_SECONDS as MIN_CLAIM_SECONDS
-from service.presence import OPTION as CLAIM
 from service.records import STATUSES
 from service.schemas.actions import ACTION_SCHEMAS
-from service.schemas.clock import ClockSchema, with_clock_checked
+from service.schemas.clock import ClockSchema
 from service.schemas.export import ExportSchema
+from service.schemas.names import name_field
+from service.schemas.options import GameOptionsSchema, options_field
 from service.schemas.states import state_field
 from service.schemas.webhooks import webhook_field
 
-NAME_MAX_LENGTH = 40
 VISIBILITIES = ("public", "private")
-
-
-REFUSED_IN_NAMES = {
-    "Cc": "control characters",
-    "Cf": "format characters",
-    "Cs": "unpaired surrogates",
-}
-"""The Unicode categories a name may not contain. Format characters (Cf) are invisible or change how the text
-around them is shown: bidi overrides and isolates (a name shown reversed, and the page after it), zero-width
-spaces (a blank name that `str.strip` keeps; "Ann" and "Ann\u200b" look alike), the BOM, soft hyphens, tag
-characters. The zero-width joiner and non-joiner are Cf too, so emoji sequences joined by U+200D and Persian
-names written with U+200C are refused as well: a name is shown to every player, and plainness comes first."""
-
-
-def printable_name(value: str, **kwargs: object) -> None:
-    """A player's name: 1-40 characters, not only spaces, none of `REFUSED_IN_NAMES`' categories.
-
-    Any other Unicode is kept as sent (emoji, any script). Raises `ValidationError` (422) otherwise.
-    """
-    if not value.strip():
-        raise ma.ValidationError("must not be blank")
-    for character in value:
-        refused = REFUSED_IN_NAMES.get(unicodedata.category(character))
-        if refused is not None:
-            raise ma.ValidationError(f"must not contain {refused} (U+{ord(character):04X})")
-
-
-def name_field(**kwargs: Any) -> fields.String:
-    """The `name` of a seat: any printable Unicode, 1-40 characters (`printable_name`)."""
-    return fields.String(
-        validate=[validate.Length(min=1, max=NAME_MAX_LENGTH), printable_name],
-        metadata={"example": "Ann", "description": "1-40 characters; no control or format characters (Unicode Cc, "
-                  "Cf) or unpaired surrogates"},
-        **kwargs,
-    )
 
 
 class SeatSpecSchema(ma.Schema):
@@ -68,55 +29,6 @@ class SeatSpecSchema(ma.Schema):
     level = fields.String(
         metadata={"description": "AI level, for kind ai: see GET /v1/rules/{game}", "example": "easy"}
     )
-
-
-CLAIM_AFTER = fields.Integer(strict=True, validate=validate.Range(MIN_CLAIM_SECONDS, MAX_CLAIM_SECONDS))
-"""`options.claim_after_seconds`, checked by `GameOptionsSchema` (the options are a free object, each game's own)."""
-
-
-def options_field() -> fields.Dict:
-    """A new game's `options`: each game's own by name, and the service's `clock` and `claim_after_seconds`."""
-    return fields.Dict(
-        keys=fields.String(), load_default=dict,
-        metadata={
-            "description": "the game's options by name (GET /v1/rules/{game}); {}: the defaults; and `clock` for "
-            "every game (ClockOptions), or `claim_after_seconds`",
-            "properties": {"clock": {"$ref": "#/components/schemas/ClockOptions"}, CLAIM: {
-                "type": "integer", "minimum": MIN_CLAIM_SECONDS, "maximum": MAX_CLAIM_SECONDS, "example": 300,
-                "description": "every game without a clock: once a human seat the game waits for has not been "
-                "seen for this many seconds, the other players may claim (POST /v1/games/{game_id}/claim); "
-                "absent: no claims"}},
-            "example": {},
-        },
-    )
-
-
-class GameOptionsSchema(ma.Schema):
-    """The checks of a new game's `options` (`options_field`), for every way of starting one.
-
-    `POST /v1/games` and a quick match: a subclass declares `options = options_field()` where its fields' order
-    (the spec's, and a generated client's positional arguments) wants it.
-    """
-
-    @ma.post_load
-    def _clock(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """`options.clock` validated and in its stored form (`ClockSchema`); the game checks its own options."""
-        if "options" in data:
-            data["options"] = with_clock_checked(data["options"])
-        return data
-
-    @ma.validates_schema
-    def _claim(self, data: dict[str, Any], **kwargs: Any) -> None:
-        """`options.claim_after_seconds` (service/presence.py): whole seconds in range, and never with a clock."""
-        options = data.get("options", {})
-        if CLAIM not in options:
-            return
-        try:
-            CLAIM_AFTER.deserialize(options[CLAIM])
-        except ma.ValidationError as error:
-            raise ma.ValidationError({"options": {CLAIM: error.messages}}) from error
-        if CLOCK in options:
-            raise ma.ValidationError({"options": {CLAIM: ["claim needs a game without a clock"]}})
 
 
 class CreateGameSchema(GameOptionsSchema):

@@ -6,7 +6,8 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.matchmaking import CANCELLED, EXPIRED, FALLBACK_MAX_SECONDS, MATCHED, WAITING
-from service.schemas.games import GameOptionsSchema, name_field, options_field
+from service.schemas.names import name_field
+from service.schemas.options import GameOptionsSchema, options_field
 
 
 class FallbackSchema(ma.Schema):

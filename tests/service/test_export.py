@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import random
+import subprocess
+import sys
 from typing import Any
 
 from tests.decks import stacked_deck
@@ -219,3 +221,52 @@ def test_text_is_offered_for_durak_only(api) -> None:
     response = api.request("GET", f"/v1/games/{game_id}/export?format=text")
     assert (response.status_code, response.json["error"]) == (406, "not_acceptable")
     assert exported(api, game_id)["game"] == "tadmur"
+
+
+def test_a_replay_checks_its_options_as_a_create_does(api) -> None:
+    # "x" was stored, then every view of the game (and the 201 itself) raised in claim_after's int("x"): a 500
+    game_id, _ = finished_durak(api)
+    export = exported(api, game_id)
+    before = game_keys(api)
+    for options in (
+        {"claim_after_seconds": "x"},
+        {"claim_after_seconds": 1},
+        {"claim_after_seconds": 60, "clock": {"turn_seconds": 30}},
+        {"clock": {"turn_seconds": "x"}},
+    ):
+        response = replayed(api, {**export, "options": options})
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), (options, response.json)
+        assert "options" in response.json["errors"]["json"]["replay"], response.json
+    assert game_keys(api) == before
+
+
+def test_a_replay_names_its_seats_by_the_names_rule(api) -> None:
+    # only Length(max=40) before: a blank name and a bidi override reached a public finished game in the lobby
+    game_id, _ = finished_durak(api)
+    export = exported(api, game_id)
+    before = game_keys(api)
+    for name in ("", "   ", "Ann\u202e", "A\x00", "x" * 41):
+        seats = [{**export["seats"][0], "name": name}, export["seats"][1]]
+        response = replayed(api, {**export, "seats": seats})
+        assert (response.status_code, response.json["error"]) == (422, "invalid_request"), (name, response.json)
+        assert response.json["errors"]["json"]["replay"]["seats"]["0"]["name"], response.json
+    assert game_keys(api) == before
+    seats = [{**export["seats"][0], "name": None}, export["seats"][1]]  # a human seat never named: as exported
+    assert replayed(api, {**export, "seats": seats}).status_code == 201
+
+
+def test_a_long_replay_lets_the_event_loop_run_between_its_moves() -> None:
+    # a replay plays up to ~1,200 actions (64 KiB) in its request: 95 ms of CPU in one greenlet before this
+    script = """
+from gevent import monkey; monkey.patch_all()
+import gevent
+from service.export import TURN_EVERY, taking_turns
+seen = []
+ticker = gevent.spawn(lambda: [seen.append(n) or gevent.sleep(0) for n in range(1000)])
+gevent.sleep(0)
+steps = [len(seen) for _ in taking_turns(range(3 * TURN_EVERY))]
+print(steps[0], steps[TURN_EVERY], steps[2 * TURN_EVERY])
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    first, second, third = map(int, out.stdout.split())
+    assert first < second < third  # the other greenlet ran between each TURN_EVERY actions

@@ -300,9 +300,16 @@ HARD_MOVES = 48_000
 """The moves one `hard` decision may apply (engine/ai/search.py `SearchHooks.hard_moves`), at
 about 6 microseconds a move with its share of sampling and the tree."""
 SEARCH: SearchHooks[DurakState] = SearchHooks(
-    durak, sample_state, hard_moves=HARD_MOVES, prepare_sampler=prepare_sampler, playout=durak_playout.playout,
-    prepare_opponent=prepare_opponent, rollout_limit=ROLLOUT_LIMIT, exact_state=exact_state,
-    solve=durak_playout.solve, solve_share=SOLVE_SHARE,
+    durak,
+    sample_state,
+    hard_moves=HARD_MOVES,
+    prepare_sampler=prepare_sampler,
+    playout=durak_playout.playout,
+    prepare_opponent=prepare_opponent,
+    rollout_limit=ROLLOUT_LIMIT,
+    exact_state=exact_state,
+    solve=durak_playout.solve,
+    solve_share=SOLVE_SHARE,
 )
 """Durak's hooks for the search levels (engine.ai.search)."""
 

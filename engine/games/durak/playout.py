@@ -67,8 +67,22 @@ class Position:
         over, loser: whether the game ended (durak.md §3.10) and who lost (None: a draw).
     """
 
-    __slots__ = ("trump", "stock", "hands", "attacks", "defenses", "discard", "attacker", "bout", "bout_limit",
-                 "took", "drawn_by", "over", "loser", "_start")
+    __slots__ = (
+        "trump",
+        "stock",
+        "hands",
+        "attacks",
+        "defenses",
+        "discard",
+        "attacker",
+        "bout",
+        "bout_limit",
+        "took",
+        "drawn_by",
+        "over",
+        "loser",
+        "_start",
+    )
 
     def __init__(self, state: DurakState) -> None:
         self.trump = FRENCH_SUITS.index(state.trump)
@@ -178,8 +192,10 @@ class Position:
             stock=tuple(FRENCH_36[card] for card in reversed(self.stock)),
             hands=tuple(tuple(FRENCH_36[card] for card in hand) for hand in self.hands),
             discard=tuple(FRENCH_36[card] for card in self.discard),
-            table=tuple(Row(FRENCH_36[attack], None if defense < 0 else FRENCH_36[defense])
-                        for attack, defense in zip(self.attacks, self.defenses, strict=True)),
+            table=tuple(
+                Row(FRENCH_36[attack], None if defense < 0 else FRENCH_36[defense])
+                for attack, defense in zip(self.attacks, self.defenses, strict=True)
+            ),
             attacker=self.attacker,
             bout=self.bout,
             bout_limit=self.bout_limit,
@@ -235,8 +251,15 @@ class _Solving:
     @staticmethod
     def key(position: Position) -> tuple[object, ...]:
         hands = position.hands
-        return (tuple(hands[0]), tuple(hands[1]), tuple(position.attacks), tuple(position.defenses),
-                position.attacker, position.bout_limit, position.took)
+        return (
+            tuple(hands[0]),
+            tuple(hands[1]),
+            tuple(position.attacks),
+            tuple(position.defenses),
+            position.attacker,
+            position.bout_limit,
+            position.took,
+        )
 
 
 def solve(state: DurakState, me: Seat, actions: list[Action], max_moves: int) -> Solution:

@@ -118,8 +118,14 @@ _CARDS = {card.code: card for card in FRENCH_36}
 _SUITS = {suit.letter: suit for suit in FRENCH_SUITS}
 _ORDER = {code: index for index, code in enumerate(_CARDS)}
 """A card's place in hand order (durak.md §2.2), which `FRENCH_36`'s order is."""
-_FIELDS = {"attacked": ("card",), "defended": ("card", "against"), "took": (), "bout_ended": (),
-           "drew": ("count",), "trump_card_drawn": ("card",)}
+_FIELDS = {
+    "attacked": ("card",),
+    "defended": ("card", "against"),
+    "took": (),
+    "bout_ended": (),
+    "drew": ("count",),
+    "trump_card_drawn": ("card",),
+}
 """The events `read_opponent` follows (durak.md §6.1), each with the fields it reads besides `seat`."""
 
 
@@ -143,8 +149,14 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     if first["card"] is not None:
         # durak.md §2.6: the first attacker held the lowest trump dealt
         lowest = _CARDS[first["card"]]
-        rules_out.append((_DEAL, frozenset(code for code, card in _CARDS.items()
-                                           if card.suit == lowest.suit and card.rank < lowest.rank)))
+        rules_out.append(
+            (
+                _DEAL,
+                frozenset(
+                    code for code, card in _CARDS.items() if card.suit == lowest.suit and card.rank < lowest.rank
+                ),
+            )
+        )
     known_held: dict[str, int] = {}
     held_known: list[tuple[str, int, int]] = []  # (code, since, until): a known card it held, then played
     played: list[tuple[str, int]] = []
@@ -175,8 +187,16 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                 if code[-1] == trump:
                     return None  # `easy` throws in no trump while the stock holds cards
                 ranks = _ranks(table)
-                rules_out.append((time, frozenset(c for c, card in _CARDS.items() if c[-1] != trump
-                                                  and card.rank in ranks and _cheaper(c, code, trump))))
+                rules_out.append(
+                    (
+                        time,
+                        frozenset(
+                            c
+                            for c, card in _CARDS.items()
+                            if c[-1] != trump and card.rank in ranks and _cheaper(c, code, trump)
+                        ),
+                    )
+                )
             table.append([code, None])
         elif kind == "defended":
             code = event["card"]
@@ -184,8 +204,14 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                 if code[-1] == trump and keeps_trump(_CARDS[code].rank, stock):
                     return None  # `easy` takes rather than spend this trump now
                 against = _CARDS[event["against"]]
-                rules_out.append((time, frozenset(c for c, card in _CARDS.items()
-                                                  if _cheaper(c, code, trump) and _beats(card, against, trump))))
+                rules_out.append(
+                    (
+                        time,
+                        frozenset(
+                            c for c, card in _CARDS.items() if _cheaper(c, code, trump) and _beats(card, against, trump)
+                        ),
+                    )
+                )
             for row in table:
                 if row[0] == event["against"]:
                     row[1] = code
@@ -196,13 +222,22 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                 if open_row is None:
                     return None  # not a history the rules wrote: nothing to take
                 against = _CARDS[open_row]
-                rules_out.append((time, frozenset(c for c, card in _CARDS.items() if _beats(card, against, trump)
-                                                  and (c[-1] != trump or not keeps_trump(card.rank, stock)))))
+                rules_out.append(
+                    (
+                        time,
+                        frozenset(
+                            c
+                            for c, card in _CARDS.items()
+                            if _beats(card, against, trump) and (c[-1] != trump or not keeps_trump(card.rank, stock))
+                        ),
+                    )
+                )
         elif kind == "bout_ended":
             if mine and len(table) < bout_limit:
                 ranks = _ranks(table)
-                rules_out.append((time, frozenset(c for c, card in _CARDS.items()
-                                                  if c[-1] != trump and card.rank in ranks)))
+                rules_out.append(
+                    (time, frozenset(c for c, card in _CARDS.items() if c[-1] != trump and card.rank in ranks))
+                )
             if took:
                 defender = 1 - seat
                 cards = [code for row in table for code in row if code is not None]
@@ -289,4 +324,3 @@ def _beats(card: Card, against: Card, trump: str) -> bool:
 
 def _ranks(table: list[list[str | None]]) -> set[int]:
     return {_CARDS[code].rank for row in table for code in row if code is not None}
-
