@@ -55,7 +55,7 @@ RETRY_INTERVALS = (1, 4, 16, 64, 256)
 """Seconds before each retry of a delivery that failed (a connection error, a timeout, 5xx or 429): six attempts
 over about six minutes. RQ's scheduler (the worker runs `with_scheduler`) queues each one, to the second."""
 REQUEST_TIMEOUT_SECONDS = 5.0
-"""How long one attempt waits to connect, and then for each read of the answer."""
+"""How long one attempt waits to connect, and then for each read of the answer; twice it in all (worker/webhooks.py)."""
 JOB_TIMEOUT_SECONDS = 30
 """RQ's hard limit on one attempt: its connection and reads are bounded by `REQUEST_TIMEOUT_SECONDS` already."""
 FAILURE_TTL_SECONDS = 3600

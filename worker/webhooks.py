@@ -1,16 +1,19 @@
 """The RQ job that delivers one webhook event to a seat's receiver (service/webhooks.py), with RQ's retries.
 
-One attempt is one POST with `REQUEST_TIMEOUT_SECONDS` bounds, redirects never followed (a receiver cannot send the
-worker to an address the allow-list does not name). A connection error, a timeout, a 5xx or a 429 raises
-`DeliveryFailed`, and RQ's `Retry` (the job's `retry`, `RETRY_INTERVALS`) runs the job again later through RQ's
-scheduler; any other answer ends it: 2xx delivered, another 4xx (or 3xx) failed at once. Each attempt leaves the
-seat's `last_delivery` (`GET /v1/games/{game_id}/seats/{seat}/webhook`) and a count.
+One attempt is one POST with `REQUEST_TIMEOUT_SECONDS` bounds (twice it in all), redirects never followed (a
+receiver cannot send the worker to an address the allow-list does not name). A connection error, a timeout, a 5xx or
+a 429 raises `DeliveryFailed`, and RQ's `Retry` (the job's `retry`, `RETRY_INTERVALS`) runs the job again later
+through RQ's scheduler; any other answer ends it: 2xx delivered, another 4xx (or 3xx) failed at once. Each attempt
+leaves the seat's `last_delivery` (`GET /v1/games/{game_id}/seats/{seat}/webhook`) and a count.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import logging
+import socket
+import threading
 import time
 import urllib.parse
 from typing import Any
@@ -112,7 +115,8 @@ def attempt(
 ) -> tuple[int | None, str | None]:
     """One signed POST of `body` to `url`: `(HTTP status, None)`, or `(None, why)` when no answer came.
 
-    No redirect is followed (a 3xx is the answer), no proxy used; `timeout` bounds the connection and each read.
+    No redirect is followed (a 3xx is the answer), no proxy used; `timeout` bounds the connection and each read,
+    and twice `timeout` the whole attempt (seconds).
     `now` (Unix seconds, default the clock's) is the signature's `t`.
     """
     parsed = urllib.parse.urlsplit(url)
@@ -126,6 +130,10 @@ def attempt(
         "User-Agent": USER_AGENT,
         SIGNATURE_HEADER: signature(secret, int(time.time() if now is None else now), body),
     }
+    # `timeout` bounds each read only: a receiver trickling a byte per read would hold the worker (which plays AI
+    # turns too) until RQ's job limit, so the socket is shut at the attempt's deadline, which ends any read
+    watchdog = threading.Timer(2 * timeout, _shut, (connection,))
+    watchdog.start()
     try:
         connection.request("POST", path, body=body, headers=headers)
         response = connection.getresponse()
@@ -134,4 +142,11 @@ def attempt(
     except (OSError, http.client.HTTPException) as failure:  # refused, reset, timed out, TLS, a malformed answer
         return None, f"{type(failure).__name__}: {failure}"
     finally:
+        watchdog.cancel()
         connection.close()
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    with contextlib.suppress(OSError):  # closed meanwhile
+        if connection.sock is not None:
+            connection.sock.shutdown(socket.SHUT_RDWR)

@@ -7,6 +7,9 @@ tests/e2e/test_webhooks.py.
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -18,6 +21,7 @@ from service.webhooks import host_allowed, signature, verify
 from tests.redis_server import free_port
 from tests.service.conftest import Api
 from tests.webhook_receiver import Receiver, start_receiver
+from worker.webhooks import attempt
 
 SECRET = "whsec_0123456789abcdef"
 HUMAN_VS_AI = [{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}]
@@ -328,3 +332,34 @@ def test_a_host_removed_from_the_workers_allow_list_is_not_called(
     assert (last["status"], last["attempts"]) == ("failed", 1)
     metrics = hooked.request("GET", "/metrics").get_data(as_text=True)
     assert 'cardroom_webhook_deliveries_total{event="your_turn",outcome="refused"} 1.0' in metrics
+
+
+def test_a_receiver_trickling_its_answer_holds_an_attempt_no_longer_than_its_timeout() -> None:
+    # found attacking webhooks: each read waited up to the timeout, so a receiver sending a byte of its status line
+    # every 0.1 s kept the attempt (and the worker, which plays AI turns too) until RQ's 30 s job limit
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            while not stop.wait(0.1):
+                try:
+                    connection.sendall(b"H")
+                except OSError:
+                    return
+
+    threading.Thread(target=trickle, daemon=True).start()
+    answers: list[tuple[int | None, str | None]] = []
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/slow"
+    client = threading.Thread(target=lambda: answers.append(attempt(url, SECRET, b"{}", timeout=0.5)), daemon=True)
+    started = time.monotonic()
+    client.start()
+    client.join(10)  # a hang guard: the trickle would go on for hours (65 KB of status line at 10 bytes a second)
+    elapsed = time.monotonic() - started
+    stop.set()
+    listener.close()
+    client.join(10)
+    assert elapsed < 2 * 0.5 + 1.0  # the connection's timeout and the answer's, with room for a busy machine
+    assert len(answers) == 1 and answers[0][0] is None and answers[0][1] is not None
