@@ -39,6 +39,7 @@ from worker.jobs import game_records
 
 log = logging.getLogger(__name__)
 
+_PRINTABLE_ASCII = "".join(map(chr, range(0x21, 0x7F)))
 RESPONSE_READ_LIMIT = 64 * 1024
 """How much of a receiver's answer is read (and dropped) before the connection is closed."""
 
@@ -125,6 +126,9 @@ def attempt(
     path = parsed.path or "/"
     if parsed.query:
         path += f"?{parsed.query}"
+    # the request line is ASCII: a character beyond it is sent as its UTF-8 %-escapes, as browsers do (the rest of
+    # the URL, `%` escapes included, as it was registered: no spaces or control characters, service/schemas)
+    path = urllib.parse.quote(path, safe=_PRINTABLE_ASCII)
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,

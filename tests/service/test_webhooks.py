@@ -304,6 +304,19 @@ def test_a_redirect_is_not_followed_and_not_retried(hooked: Api, receiver: Recei
     assert (last["status"], last["http_status"], last["attempts"]) == ("failed", 302, 1)
 
 
+def test_a_url_beyond_ascii_is_delivered_percent_encoded(hooked: Api, receiver: Receiver) -> None:
+    # found attacking webhooks: the URL was accepted, but http.client writes its request line in ASCII, so every
+    # delivery raised UnicodeEncodeError in the worker (six attempts as a bug's, no last_delivery, no count)
+    receiver.expect("/svc-caf%C3%A9?n=%C3%BC", SECRET)
+    url = receiver.url("/svc-café?n=ü")
+    created = hooked.create(HUMAN_VS_AI, seed=3, webhook={"url": url, "secret": SECRET})
+    game_id, token = created.json["game_id"], created.json["player_token"]
+    hooked.run_ai()
+    assert [delivery.answered for delivery in receiver.at("/svc-caf%C3%A9?n=%C3%BC")] == [200]
+    status = hooked.request("GET", f"/v1/games/{game_id}/seats/0/webhook", token).json
+    assert (status["url"], status["last_delivery"]["status"]) == (url, "delivered")
+
+
 def test_a_receiver_that_refuses_connections_is_retried_then_failed(
     api: Api, redis_connection: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
