@@ -176,7 +176,7 @@ def replayed_game(export: Mapping[str, Any], visibility: str) -> tuple[GameRecor
         raise ReplayMismatch(error.index, str(error)) from error
     result = game.result(state)
     if result is None or _as_json(result.to_json()) != _as_json(export["result"]):
-        got = "not finished" if result is None else f"finished with {result.to_json()}"
+        got = "not finished" if result is None else f"finished with {json.dumps(result.to_json(), sort_keys=True)}"
         raise ReplayMismatch(len(moves), f"after the last action the game is {got}, not the export's result")
     now = time.time()
     record = GameRecord(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
 import subprocess
 import sys
@@ -148,6 +149,16 @@ def test_a_replay_whose_result_differs_is_refused(api) -> None:
             len(export["actions"]) - ("actions" in change),
         )
         assert game_keys(api) == before
+
+
+def test_a_differing_result_is_named_as_json_in_the_refusal(api) -> None:
+    # found attacking replays: the message showed the result as Python writes it, `'reason': <Reason.RESIGN: ...>`
+    game_id, _ = finished_durak(api)
+    export = exported(api, game_id)
+    response = replayed(api, {**export, "result": {**export["result"], "winners": [0], "losers": [1]}})
+    assert response.json["error"] == "replay_mismatch"
+    expected = f"finished with {json.dumps(export['result'], sort_keys=True)}, not the export's result"
+    assert expected in response.json["message"]
 
 
 def test_a_replay_is_checked_like_a_create(api) -> None:
