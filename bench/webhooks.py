@@ -22,19 +22,17 @@ import time
 import uuid
 from pathlib import Path
 
-import psutil
 import redis
-from rq import Queue, Worker
+from rq import Queue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from service.app import create_app  # noqa: E402 - needs the repo root on sys.path
+from bench.worker_throughput import ready_worker  # noqa: E402 - needs the repo root on sys.path
+from service.app import create_app  # noqa: E402
 from service.config import webhook_allowed_hosts  # noqa: E402
 from service.webhooks import enqueue_delivery  # noqa: E402
 from tests.e2e.stack import DEFAULT_REDIS_URL, REPO, StallGuard, delete_keys  # noqa: E402
 from tests.webhook_receiver import start_receiver  # noqa: E402
 
-START_SECONDS = 120.0
-"""Hang guard of the worker's start (a few seconds; many more on a loaded machine)."""
 SECRET = "bench-webhook-secret-0123456789"
 
 
@@ -71,13 +69,7 @@ def measure(redis_url: str, deliveries: int) -> tuple[int, float, float, int]:
         )
         assert created.status_code == 201, created.json
         game_id = created.json["game_id"]
-        queue = Queue(prefix, connection=connection)
-        deadline = time.monotonic() + START_SECONDS
-        while not Worker.all(queue=queue):
-            assert worker.poll() is None and time.monotonic() < deadline, "the worker did not start"
-            time.sleep(0.1)
-        time.sleep(1)  # its first sweep and RQ's first maintenance are done
-        process = psutil.Process(worker.pid)
+        process = ready_worker(worker, Queue(prefix, connection=connection))
         cpu_before = sum(process.cpu_times()[:2])
         jobs = app.extensions["cardroom"].queues[0]
         started = time.time()  # the receiver stamps each delivery with time.time() too

@@ -39,6 +39,20 @@ START_SECONDS = 120.0
 """Hang guard of the worker's start (a few seconds; many more on a loaded machine)."""
 
 
+def ready_worker(worker: subprocess.Popen, queue: Queue) -> psutil.Process:
+    """The process of `worker` once it is registered on `queue` and past its start-up work, for CPU counting.
+
+    Raises:
+        AssertionError: the worker exited, or did not register within `START_SECONDS`.
+    """
+    deadline = time.monotonic() + START_SECONDS
+    while not Worker.all(queue=queue):
+        assert worker.poll() is None and time.monotonic() < deadline, "the worker did not start"
+        time.sleep(0.1)
+    time.sleep(1)  # its first sweep and RQ's first maintenance are done
+    return psutil.Process(worker.pid)
+
+
 def measure(source: Path, redis_url: str, games: int, levels: list[str]) -> tuple[int, float, float]:
     """One run with the worker of checkout `source`: (jobs, wall seconds, worker CPU seconds)."""
     prefix = f"bench-wtp-{uuid.uuid4().hex[:10]}"
@@ -50,12 +64,7 @@ def measure(source: Path, redis_url: str, games: int, levels: list[str]) -> tupl
                                                                   KEY_PREFIX=prefix, RQ_QUEUE=prefix))
     try:
         queue = Queue(prefix, connection=connection)
-        deadline = time.monotonic() + START_SECONDS
-        while not Worker.all(queue=queue):
-            assert worker.poll() is None and time.monotonic() < deadline, "the worker did not start"
-            time.sleep(0.1)
-        time.sleep(1)  # its first sweep and RQ's first maintenance are done
-        process = psutil.Process(worker.pid)
+        process = ready_worker(worker, queue)
         cpu_before = sum(process.cpu_times()[:2])
         started = time.monotonic()
         game_ids = []
