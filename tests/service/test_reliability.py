@@ -169,6 +169,56 @@ def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch)
     assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
 
 
+def counted_decodes(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
+    """The record texts `GameRecord.from_json` decodes from now on, in order."""
+    decoded: list[str] = []
+    real = GameRecord.from_json
+    monkeypatch.setattr(GameRecord, "from_json", staticmethod(lambda text: decoded.append(text) or real(text)))
+    return decoded
+
+
+def test_load_many_reads_in_batches_and_decodes_only_what_changed(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`GameStore.load_many`: every existing game's record as `load` reads it, a missing id left out, one pipelined
+    round trip per `LOAD_BATCH` games, and a `known` record whose text is current returned without decoding."""
+    store = api.services.store
+    monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
+    ids = [api.create_humans()[0] for _ in range(5)]
+    rounds = []
+    real_pipeline = store.client.pipeline
+    monkeypatch.setattr(store.client, "pipeline", lambda **kw: rounds.append(kw) or real_pipeline(**kw))
+    first = store.load_many([*ids, "no-such-game"])
+    assert len(rounds) == 3  # 6 ids, 2 a round trip
+    assert sorted(first) == sorted(ids)
+    assert all(first[game_id].text == store.load(game_id).text for game_id in ids)
+    moved = ids[0]
+    decoded = counted_decodes(monkeypatch)
+    # another text for the same game: what a write stores
+    store.client.hset(store._key(moved, "game"), "record", first[moved].text.replace('"version":', '"version": ', 1))
+    again = store.load_many(ids, first)
+    assert all(again[game_id] is first[game_id] for game_id in ids[1:])  # unchanged: the very objects
+    assert len(decoded) == 1 and again[moved] is not first[moved]
+
+
+def test_the_sweep_decodes_a_game_again_only_once_it_moved(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """worker/sweeper.py: with the worker's `swept` records, a second sweep over games nobody moved decodes none of
+    them; a game that moved is decoded once, and a game gone from Redis leaves `swept`."""
+    ids = [api.create_humans()[0] for _ in range(3)]
+    game_id, tokens = api.create_humans()
+    store, queue, swept = api.services.store, api.services.queues[0], {}
+    sweep(store, queue, interval=1.0, swept=swept)
+    assert set(ids + [game_id]) <= set(swept)
+    decoded = counted_decodes(monkeypatch)
+    mover = tokens[api.view(game_id, tokens[0]).json["to_act"][0]]
+    view = api.view(game_id, mover).json
+    assert api.act(game_id, mover, view["legal_actions"][0]).status_code == 200
+    store.client.delete(store._key(ids[0], "game"))
+    store.client.delete(f"{store.prefix}:sweep-lock")  # the interval's lock: sweep again at once
+    decoded.clear()  # only the sweep's decoding counts
+    sweep(store, queue, interval=1.0, swept=swept)
+    assert [json.loads(text)["version"] for text in decoded] == [view["version"] + 1]
+    assert ids[0] not in swept and game_id in swept
+
+
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
     """The AI's move (worker path, `turns.play`) and the human's resign, both at version v: exactly one applies."""
     for _ in range(6):
