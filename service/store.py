@@ -196,14 +196,15 @@ class GameStore:
     LOAD_BATCH = 200
     """Games read per round trip by `load_many`: a batch's records are a few hundred KB at most."""
 
-    def load_many(self, game_ids: Sequence[str], known: dict[str, GameRecord] | None = None) -> dict[str, GameRecord]:
+    def load_many(self, game_ids: Sequence[str]) -> dict[str, GameRecord]:
         """The current records of those of `game_ids` that exist, by id, read `LOAD_BATCH` to a pipelined round trip.
 
-        `known` maps ids to records read before: one whose text is still current is returned as it is, not decoded
-        again (as `load`'s `known`). An id with no game is left out. The worker's sweep reads every active game this
-        way (worker/sweeper.py): one HGETALL round trip each was most of its time.
+        An id with no game is left out. The worker's sweep reads every active game this way (worker/sweeper.py): one
+        HGETALL round trip each was most of its time.
+
+        Raises:
+            KeyError, TypeError, ValueError: a record of the batch this version cannot read.
         """
-        known = known or {}
         found: dict[str, GameRecord] = {}
         for start in range(0, len(game_ids), self.LOAD_BATCH):
             batch = game_ids[start : start + self.LOAD_BATCH]
@@ -214,7 +215,7 @@ class GameStore:
                 hashes = pipe.execute()
             for game_id, game_hash in zip(batch, hashes, strict=True):
                 with contextlib.suppress(GameNotFound):
-                    found[game_id] = self._found(game_id, game_hash, known.get(game_id), started)
+                    found[game_id] = self._found(game_id, game_hash, None, started)
         return found
 
     @staticmethod

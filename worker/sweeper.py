@@ -82,7 +82,6 @@ class CardroomWorker(SimpleWorker):
         self.key_prefix = key_prefix
         self.shard = shard
         self.last_swept = 0.0
-        self.swept: dict[str, GameRecord] = {}  # the last sweep's records (`sweep`)
         self.last_renewed = -math.inf
         self.suspension_seen = False
         self.stored_state: str | None = None
@@ -318,22 +317,18 @@ class CardroomWorker(SimpleWorker):
         if self._sweep_due():
             self.last_swept = time.monotonic()
             try:
-                sweep(game_store(self.key_prefix), self.queues[0], SWEEP_INTERVAL_SECONDS, self.shard, self.swept)
+                sweep(game_store(self.key_prefix), self.queues[0], SWEEP_INTERVAL_SECONDS, self.shard)
             except STORE_ERRORS:
                 log.warning("sweep failed: Redis unreachable", exc_info=True)
 
 
-def sweep(
-    store: GameStore, queue: Queue, interval: float, shard: tuple[int, int] = (0, 1),
-    swept: dict[str, GameRecord] | None = None,
-) -> list[tuple[str, int]]:
+def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int] = (0, 1)) -> list[tuple[str, int]]:
     """Revive the dead AI turns and timeouts of the active games whose jobs go to `queue`, once per `interval`.
 
     `queue` is on the queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`); one of its workers
     sweeps each interval. The games' indexes are pruned once per `interval` across the workers of all the queue Redis.
     With one queue Redis, both are the one lock `<prefix>:sweep-lock`. The games are read `GameStore.LOAD_BATCH` to a
-    round trip; `swept`, the records of the last sweep (the worker keeps it), is replaced with this sweep's, so a
-    game that did not move since is not decoded again. Returns the `(game_id, seat)` of the AI turns revived.
+    round trip. Returns the `(game_id, seat)` of the AI turns revived.
     """
     index, count = shard
     expiry = max(1, int(interval * 1000) - 100)
@@ -352,7 +347,7 @@ def sweep(
     Matchmaker.configured(store).fall_back_due(queues, shard)
     game_ids = [game_id for game_id in store.lobby.active_game_ids()
                 if count == 1 or queue_shard(game_id, count) == index]  # else another queue Redis's workers sweep it
-    records, unreadable = _load_all(store, game_ids, swept if swept is not None else {})
+    records, unreadable = _load_all(store, game_ids)
     for game_id in game_ids:
         record = records.get(game_id)
         if record is None:
@@ -361,28 +356,23 @@ def sweep(
             continue
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
         revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
-    if swept is not None:  # the next sweep decodes only the games that moved since
-        swept.clear()
-        swept.update(records)
     return revived
 
 
-def _load_all(
-    store: GameStore, game_ids: list[str], known: dict[str, GameRecord]
-) -> tuple[dict[str, GameRecord], set[str]]:
+def _load_all(store: GameStore, game_ids: list[str]) -> tuple[dict[str, GameRecord], set[str]]:
     """The records of `game_ids` that exist (`GameStore.load_many`), and the ids whose record this version cannot read.
 
     An unreadable record is logged and left out; it must not stop the sweep of the others, nor pass for an expired
     game.
     """
     try:
-        return store.load_many(game_ids, known), set()
+        return store.load_many(game_ids), set()
     except (KeyError, TypeError, ValueError):
         pass  # a batch holds such a record: read its games one by one to tell which
     records, unreadable = {}, set()
     for game_id in game_ids:
         try:
-            records.update(store.load_many([game_id], known))
+            records.update(store.load_many([game_id]))
         except (KeyError, TypeError, ValueError):
             log.exception("sweep: cannot read the record of game %s", game_id)
             unreadable.add(game_id)

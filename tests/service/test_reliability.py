@@ -169,54 +169,39 @@ def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch)
     assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
 
 
-def counted_decodes(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
-    """The record texts `GameRecord.from_json` decodes from now on, in order."""
-    decoded: list[str] = []
-    real = GameRecord.from_json
-    monkeypatch.setattr(GameRecord, "from_json", staticmethod(lambda text: decoded.append(text) or real(text)))
-    return decoded
-
-
-def test_load_many_reads_in_batches_and_decodes_only_what_changed(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_load_many_reads_every_game_in_pipelined_batches(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """`GameStore.load_many`: every existing game's record as `load` reads it, a missing id left out, one pipelined
-    round trip per `LOAD_BATCH` games, and a `known` record whose text is current returned without decoding."""
+    round trip per `LOAD_BATCH` games."""
     store = api.services.store
     monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
     ids = [api.create_humans()[0] for _ in range(5)]
     rounds = []
     real_pipeline = store.client.pipeline
     monkeypatch.setattr(store.client, "pipeline", lambda **kw: rounds.append(kw) or real_pipeline(**kw))
-    first = store.load_many([*ids, "no-such-game"])
-    assert len(rounds) == 3  # 6 ids, 2 a round trip
-    assert sorted(first) == sorted(ids)
-    assert all(first[game_id].text == store.load(game_id).text for game_id in ids)
-    moved = ids[0]
-    decoded = counted_decodes(monkeypatch)
-    # another text for the same game: what a write stores
-    store.client.hset(store._key(moved, "game"), "record", first[moved].text.replace('"version":', '"version": ', 1))
-    again = store.load_many(ids, first)
-    assert all(again[game_id] is first[game_id] for game_id in ids[1:])  # unchanged: the very objects
-    assert len(decoded) == 1 and again[moved] is not first[moved]
+    found = store.load_many([*ids, "no-such-game"])
+    assert rounds == [{"transaction": False}] * 3  # 6 ids, 2 a round trip
+    assert sorted(found) == sorted(ids)
+    assert all(found[game_id].text == store.load(game_id).text for game_id in ids)
 
 
-def test_the_sweep_decodes_a_game_again_only_once_it_moved(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """worker/sweeper.py: with the worker's `swept` records, a second sweep over games nobody moved decodes none of
-    them; a game that moved is decoded once, and a game gone from Redis leaves `swept`."""
-    ids = [api.create_humans()[0] for _ in range(3)]
-    game_id, tokens = api.create_humans()
-    store, queue, swept = api.services.store, api.services.queues[0], {}
-    sweep(store, queue, interval=1.0, swept=swept)
-    assert set(ids + [game_id]) <= set(swept)
-    decoded = counted_decodes(monkeypatch)
-    mover = tokens[api.view(game_id, tokens[0]).json["to_act"][0]]
-    view = api.view(game_id, mover).json
-    assert api.act(game_id, mover, view["legal_actions"][0]).status_code == 200
-    store.client.delete(store._key(ids[0], "game"))
-    store.client.delete(f"{store.prefix}:sweep-lock")  # the interval's lock: sweep again at once
-    decoded.clear()  # only the sweep's decoding counts
-    sweep(store, queue, interval=1.0, swept=swept)
-    assert [json.loads(text)["version"] for text in decoded] == [view["version"] + 1]
-    assert ids[0] not in swept and game_id in swept
+def test_the_sweep_reads_the_games_in_batches_and_forgets_an_expired_one(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """worker/sweeper.py: the active games are read `LOAD_BATCH` to a round trip, not one each; a game gone from
+    Redis leaves the lobby's index, and the AI turn of a game in another batch is still revived."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")
+    store, queue = api.services.store, api.services.queues[0]
+    monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
+    gone = api.create_humans()[0]
+    for _ in range(2):
+        api.create_humans()
+    game_id, _, view = ai_game(api)
+    Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    store.client.delete(store._key(gone, "game"))
+    loads = []
+    monkeypatch.setattr(type(store), "load", lambda *args, **kw: loads.append(args))
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
+    assert sweep(store, queue, interval=1.0) == [(game_id, 1)]
+    assert loads == []  # no game read one by one
+    assert gone not in store.lobby.active_game_ids() and game_id in store.lobby.active_game_ids()
 
 
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
