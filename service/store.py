@@ -25,11 +25,12 @@ Flask-free: the RQ worker imports it too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, cast
 
 import redis
@@ -194,18 +195,16 @@ class GameStore:
                            known, started)
 
     LOAD_BATCH = 200
-    """Games read per round trip by `load_many`: a batch's records are a few hundred KB at most."""
+    """Games read per round trip by `load_each`: a batch's hashes are a few hundred KB."""
 
-    def load_many(self, game_ids: Sequence[str]) -> dict[str, GameRecord]:
-        """The current records of those of `game_ids` that exist, by id, read `LOAD_BATCH` to a pipelined round trip.
+    def load_each(self, game_ids: Sequence[str]) -> Iterator[tuple[str, Callable[[], GameRecord]]]:
+        """Each of `game_ids` with a function returning its record as `load` would, `LOAD_BATCH` games a round trip.
 
-        An id with no game is left out. The worker's sweep reads every active game this way (worker/sweeper.py): one
-        HGETALL round trip each was most of its time.
-
-        Raises:
-            KeyError, TypeError, ValueError: a record of the batch this version cannot read.
+        The games are read one pipelined batch at a time: the next batch once the caller has taken this one's. The
+        function decodes only when called, and raises there what `load` raises (GameNotFound: no such game; KeyError,
+        TypeError, ValueError: a record this version cannot read), so one bad record stops nothing else. The worker's
+        sweep reads every active game this way (worker/sweeper.py): one HGETALL round trip each was most of its time.
         """
-        found: dict[str, GameRecord] = {}
         for start in range(0, len(game_ids), self.LOAD_BATCH):
             batch = game_ids[start : start + self.LOAD_BATCH]
             started = time.monotonic()
@@ -214,9 +213,7 @@ class GameStore:
                     pipe.hgetall(self._key(game_id, "game"))
                 hashes = pipe.execute()
             for game_id, game_hash in zip(batch, hashes, strict=True):
-                with contextlib.suppress(GameNotFound):
-                    found[game_id] = self._found(game_id, game_hash, None, started)
-        return found
+                yield game_id, functools.partial(self._found, game_id, game_hash, None, started)
 
     @staticmethod
     def _found(game_id: str, game_hash: dict[bytes, bytes], known: GameRecord | None, started: float) -> GameRecord:

@@ -30,6 +30,7 @@ from service import turns
 from service.app import create_app
 from service.records import GameRecord
 from service.redis_clients import redis_client
+from service.store import GameNotFound
 from service.turns import ai_job_id, pending_ai, play
 from tests.service.conftest import Api, delete_test_keys
 from worker.sweeper import sweep
@@ -167,41 +168,66 @@ def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch)
     Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
     time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
     assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
+    assert broken in api.services.store.lobby.active_game_ids()  # unreadable is not expired: it stays listed
 
 
-def test_load_many_reads_every_game_in_pipelined_batches(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """`GameStore.load_many`: every existing game's record as `load` reads it, a missing id left out, one pipelined
-    round trip per `LOAD_BATCH` games."""
+def pipelined_batches(store: Any, monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
+    """The sizes of the pipelines of game reads (HGETALLs only) `store`'s client executes from now on, in order."""
+    sizes: list[int] = []
+    with store.client.pipeline(transaction=False) as pipe:
+        kind = type(pipe)
+    real = kind.execute
+
+    def execute(pipe, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if pipe.command_stack and all(args[0] == "HGETALL" for args, _ in pipe.command_stack):
+            sizes.append(len(pipe.command_stack))
+        return real(pipe, *args, **kwargs)
+
+    monkeypatch.setattr(kind, "execute", execute)
+    return sizes
+
+
+def test_load_each_reads_the_games_in_pipelined_batches_one_batch_at_a_time(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`GameStore.load_each`: every game's record as `load` reads it, `LOAD_BATCH` HGETALLs to a round trip, the
+    next batch read only once the caller took this one's; a missing game raises GameNotFound when loaded."""
     store = api.services.store
     monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
     ids = [api.create_humans()[0] for _ in range(5)]
-    rounds = []
-    real_pipeline = store.client.pipeline
-    monkeypatch.setattr(store.client, "pipeline", lambda **kw: rounds.append(kw) or real_pipeline(**kw))
-    found = store.load_many([*ids, "no-such-game"])
-    assert rounds == [{"transaction": False}] * 3  # 6 ids, 2 a round trip
-    assert sorted(found) == sorted(ids)
-    assert all(found[game_id].text == store.load(game_id).text for game_id in ids)
+    sizes = pipelined_batches(store, monkeypatch)
+    each = store.load_each([*ids, "no-such-game"])
+    first = [next(each), next(each)]
+    assert sizes == [2]  # the second batch not read yet
+    rest = list(each)
+    assert sizes == [2, 2, 2]
+    assert [game_id for game_id, _ in first + rest] == [*ids, "no-such-game"]
+    assert all(load().text == store.load(game_id).text for game_id, load in (first + rest)[:5])
+    with pytest.raises(GameNotFound):
+        rest[-1][1]()
 
 
-def test_the_sweep_reads_the_games_in_batches_and_forgets_an_expired_one(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """worker/sweeper.py: the active games are read `LOAD_BATCH` to a round trip, not one each; a game gone from
-    Redis leaves the lobby's index, and the AI turn of a game in another batch is still revived."""
+def test_the_sweep_reads_the_games_in_batches_past_an_expired_and_an_unreadable_one(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """worker/sweeper.py: the active games are read `LOAD_BATCH` to a round trip, never one by one, also past an
+    unreadable record in the middle batch; a game gone from Redis leaves the lobby's index, the unreadable one stays,
+    and the AI turn of a game in the last batch is still revived."""
     monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")
     store, queue = api.services.store, api.services.queues[0]
     monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
-    gone = api.create_humans()[0]
-    for _ in range(2):
-        api.create_humans()
+    gone, _ = api.create_humans()
+    api.create_humans()
+    broken, _ = api.create_humans()
+    api.create_humans()
     game_id, _, view = ai_game(api)
     Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
     store.client.delete(store._key(gone, "game"))
-    loads = []
-    monkeypatch.setattr(type(store), "load", lambda *args, **kw: loads.append(args))
+    key = store._key(broken, "game")
+    store.client.hset(key, "record", json.dumps({**json.loads(store.client.hget(key, "record")), "seats": 7}))
+    active = store.lobby.active_game_ids()
+    assert len(active) == 5 and active.index(broken) in (2, 3)  # in the middle batch
+    sizes = pipelined_batches(store, monkeypatch)
     time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
     assert sweep(store, queue, interval=1.0) == [(game_id, 1)]
-    assert loads == []  # no game read one by one
-    assert gone not in store.lobby.active_game_ids() and game_id in store.lobby.active_game_ids()
+    assert sizes == [2, 2, 1]  # the games' reads: 5 in 3 round trips
+    assert gone not in store.lobby.active_game_ids() and broken in store.lobby.active_game_ids()
 
 
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
