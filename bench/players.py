@@ -12,8 +12,10 @@ Printed per URL and player count: the notify latency (from one seat's POST answe
 holding that version) p50/p95/p99/max in ms, moves/s, requests by status, transport errors, waits sent back (a 304
 with `Retry-After` or a 503: the server turned a waiting client away), the RSS of the server's processes (every
 process listening on the URL's port) before and after, and their CPU time per move (all requests included: a
-figure the machine's other load hardly changes). With several URLs, each player count is run against each
-URL in turn, so old and new code are measured side by side in one run. Needs `aiohttp` (`pip install aiohttp`).
+figure the machine's other load hardly changes), and the cores this load generator itself used (one process, one
+core at most: its own limit). Transport errors are also counted by kind in the JSON line. With several URLs, each
+player count is run against each URL in turn, so old and new code are measured side by side in one run. Needs
+`aiohttp` (`pip install aiohttp`).
 """
 
 from __future__ import annotations
@@ -43,9 +45,16 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)
     transport_errors: int = 0
+    error_kinds: Counter[str] = field(default_factory=Counter)  # transport errors by exception class
     sent_back: int = 0
     moves: int = 0
     measuring: bool = False
+
+    def failed(self, error: BaseException) -> None:
+        """Count a transport error (while measuring) under its exception's class name."""
+        if self.measuring:
+            self.transport_errors += 1
+            self.error_kinds[type(error).__name__] += 1
 
 
 @dataclass
@@ -84,9 +93,8 @@ class Players:
                 if response.status in (304, 503) and "Retry-After" in response.headers:
                     await asyncio.sleep(float(response.headers["Retry-After"]))
                 return response.status, json.loads(body) if body and response.status < 300 else None
-        except (TimeoutError, aiohttp.ClientError):
-            if self.tally.measuring:
-                self.tally.transport_errors += 1
+        except (TimeoutError, aiohttp.ClientError) as error:
+            self.tally.failed(error)
             await asyncio.sleep(1)
             return 0, None
 
@@ -172,9 +180,8 @@ class Players:
                             self.moves.add(task)
                             task.add_done_callback(self.moves.discard)
                             task.add_done_callback(lambda _, seat=seat: game.thinking.discard(seat))
-            except (TimeoutError, aiohttp.ClientError):
-                if self.tally.measuring:
-                    self.tally.transport_errors += 1
+            except (TimeoutError, aiohttp.ClientError) as error:
+                self.tally.failed(error)
                 await asyncio.sleep(1)
 
     async def table(self, start_delay: float, stop: float) -> None:
@@ -248,10 +255,10 @@ async def run(url: str, players: int, args: argparse.Namespace) -> dict[str, Any
         ]
         await asyncio.sleep(args.ramp)
         crowd.tally.measuring = True
-        cpu_before = server_cpu_seconds(url)
+        cpu_before, client_before = server_cpu_seconds(url), time.process_time()
         await asyncio.sleep(args.duration)
         crowd.tally.measuring = False
-        cpu_used = server_cpu_seconds(url) - cpu_before
+        cpu_used, client_used = server_cpu_seconds(url) - cpu_before, time.process_time() - client_before
         rss_after = server_rss(url)
         for task in [*tables, *crowd.moves]:
             task.cancel()
@@ -265,6 +272,7 @@ async def run(url: str, players: int, args: argparse.Namespace) -> dict[str, Any
         "statuses": dict(sorted(tally.statuses.items())), "transport_errors": tally.transport_errors,
         "sent_back": tally.sent_back, "rss_before_mb": rss_before / 2**20, "rss_after_mb": rss_after / 2**20,
         "server_cpu_ms_per_move": 1000 * cpu_used / max(1, tally.moves),
+        "error_kinds": dict(tally.error_kinds), "client_cores": client_used / args.duration,
     }
 
 
@@ -282,7 +290,7 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a connection per waiting player
     print("| url | players | mode | p50 ms | p95 ms | p99 ms | max ms | moves/s | statuses | transport errors |"
-          " sent back | RSS MB before → after | server CPU ms per move |", flush=True)
+           " sent back | RSS MB before → after | server CPU ms per move | client cores |", flush=True)
     for players in [int(count) for count in args.players.split(",")]:
         for url in args.url:
             row = asyncio.run(run(url, players, args))
@@ -290,7 +298,8 @@ def main() -> None:
             print(f"| {url} | {players} | {args.mode} | {row['p50_ms']:.0f} | {row['p95_ms']:.0f} | "
                   f"{row['p99_ms']:.0f} | {row['max_ms']:.0f} | {row['moves_per_s']:.1f} | {row['statuses']} | "
                   f"{row['transport_errors']} | {row['sent_back']} | {row['rss_before_mb']:.0f} → "
-                  f"{row['rss_after_mb']:.0f} | {row['server_cpu_ms_per_move']:.1f} |", flush=True)
+                  f"{row['rss_after_mb']:.0f} | {row['server_cpu_ms_per_move']:.1f} | "
+                  f"{row['client_cores']:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

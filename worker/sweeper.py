@@ -49,9 +49,10 @@ from rq.worker import WorkerStatus
 
 from service.config import lifetimes
 from service.matchmaking import Matchmaker
+from service.records import GameRecord
 from service.redis_clients import STORE_ERRORS, UntilRedisAnswers
 from service.scheduling import Queues, queue_shard
-from service.store import GameNotFound, GameStore
+from service.store import GameStore
 from service.turns import AI_JOB_TIMEOUT_SECONDS, make_queue, revive_ai_turns
 from worker.jobs import game_store
 from worker.timeouts import revive_timeouts
@@ -326,8 +327,8 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
 
     `queue` is on the queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`); one of its workers
     sweeps each interval. The games' indexes are pruned once per `interval` across the workers of all the queue Redis.
-    With one queue Redis, both are the one lock `<prefix>:sweep-lock`. Returns the `(game_id, seat)` of the AI turns
-    revived.
+    With one queue Redis, both are the one lock `<prefix>:sweep-lock`. The games are read `GameStore.LOAD_BATCH` to a
+    round trip. Returns the `(game_id, seat)` of the AI turns revived.
     """
     index, count = shard
     expiry = max(1, int(interval * 1000) - 100)
@@ -344,17 +345,35 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # seats it at once). A table that cannot be seated is logged and counted there, never raised: the revivals
     # below must run every interval
     Matchmaker.configured(store).fall_back_due(queues, shard)
-    for game_id in store.lobby.active_game_ids():
-        if count > 1 and queue_shard(game_id, count) != index:
-            continue  # another queue Redis's: its workers sweep it
-        try:
-            record = store.load(game_id)
-        except GameNotFound:
-            store.lobby.forget(game_id)  # expired
-            continue
-        except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
-            log.exception("sweep: cannot read the record of game %s", game_id)
+    game_ids = [game_id for game_id in store.lobby.active_game_ids()
+                if count == 1 or queue_shard(game_id, count) == index]  # else another queue Redis's workers sweep it
+    records, unreadable = _load_all(store, game_ids)
+    for game_id in game_ids:
+        record = records.get(game_id)
+        if record is None:
+            if game_id not in unreadable:
+                store.lobby.forget(game_id)  # expired
             continue
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
         revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
     return revived
+
+
+def _load_all(store: GameStore, game_ids: list[str]) -> tuple[dict[str, GameRecord], set[str]]:
+    """The records of `game_ids` that exist (`GameStore.load_many`), and the ids whose record this version cannot read.
+
+    An unreadable record is logged and left out; it must not stop the sweep of the others, nor pass for an expired
+    game.
+    """
+    try:
+        return store.load_many(game_ids), set()
+    except (KeyError, TypeError, ValueError):
+        pass  # a batch holds such a record: read its games one by one to tell which
+    records, unreadable = {}, set()
+    for game_id in game_ids:
+        try:
+            records.update(store.load_many([game_id]))
+        except (KeyError, TypeError, ValueError):
+            log.exception("sweep: cannot read the record of game %s", game_id)
+            unreadable.add(game_id)
+    return records, unreadable

@@ -169,6 +169,41 @@ def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch)
     assert sweep(api.services.store, queue, interval=1.0) == [(game_id, 1)]
 
 
+def test_load_many_reads_every_game_in_pipelined_batches(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`GameStore.load_many`: every existing game's record as `load` reads it, a missing id left out, one pipelined
+    round trip per `LOAD_BATCH` games."""
+    store = api.services.store
+    monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
+    ids = [api.create_humans()[0] for _ in range(5)]
+    rounds = []
+    real_pipeline = store.client.pipeline
+    monkeypatch.setattr(store.client, "pipeline", lambda **kw: rounds.append(kw) or real_pipeline(**kw))
+    found = store.load_many([*ids, "no-such-game"])
+    assert rounds == [{"transaction": False}] * 3  # 6 ids, 2 a round trip
+    assert sorted(found) == sorted(ids)
+    assert all(found[game_id].text == store.load(game_id).text for game_id in ids)
+
+
+def test_the_sweep_reads_the_games_in_batches_and_forgets_an_expired_one(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """worker/sweeper.py: the active games are read `LOAD_BATCH` to a round trip, not one each; a game gone from
+    Redis leaves the lobby's index, and the AI turn of a game in another batch is still revived."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")
+    store, queue = api.services.store, api.services.queues[0]
+    monkeypatch.setattr(type(store), "LOAD_BATCH", 2)
+    gone = api.create_humans()[0]
+    for _ in range(2):
+        api.create_humans()
+    game_id, _, view = ai_game(api)
+    Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    store.client.delete(store._key(gone, "game"))
+    loads = []
+    monkeypatch.setattr(type(store), "load", lambda *args, **kw: loads.append(args))
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
+    assert sweep(store, queue, interval=1.0) == [(game_id, 1)]
+    assert loads == []  # no game read one by one
+    assert gone not in store.lobby.active_game_ids() and game_id in store.lobby.active_game_ids()
+
+
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
     """The AI's move (worker path, `turns.play`) and the human's resign, both at version v: exactly one applies."""
     for _ in range(6):
