@@ -64,7 +64,7 @@ def check_request() -> None:
             name = key.replace("_", "-").title()
             abort(431, message=f"the header field {name[:40]} is over {MAX_HEADER_FIELD_BYTES} bytes",
                   error="invalid_request")
-    coding = request.headers.get("Transfer-Encoding")
+    coding = environ.get("HTTP_TRANSFER_ENCODING")  # what `request.headers.get("Transfer-Encoding")` reads
     if coding is not None:
         if [part.strip(" \t").lower() for part in coding.split(",")] != ["chunked"]:
             # gunicorn takes `gzip, chunked` (and deflate, compress) and hands the app the body still compressed

@@ -1,7 +1,8 @@
 """The `/v1/games` blueprint, which the routes of service/routes/games.py and service/routes/seats.py share.
 
 One blueprint, so the spec keeps one `games` tag over every operation on a game; and the answers those routes
-share: `Vary: Authorization`, a seat's view (`view_of`) and the view's bytes with their ETag (`view_response`).
+share: `Vary: Authorization`, a seat's view (`view_of`), the view's bytes with their ETag (`view_response`) and the
+304 of a version the client has (`not_modified`).
 """
 
 from __future__ import annotations
@@ -53,5 +54,20 @@ def view_response(
     return current_app.response_class(
         view_body(record, seat, pending, seen) + b"\n",
         mimetype="application/json",
-        headers={"ETag": f'"{record.version}"'},
+        headers=etag_of(record),
     )
+
+
+def etag_of(record: GameRecord) -> dict[str, str]:
+    """The `ETag` header of a view of `record`: its version, strong (`"17"`)."""
+    return {"ETag": f'"{record.version}"'}
+
+
+def not_modified(record: GameRecord) -> Response:
+    """A 304 with `record`'s ETag, as a response object.
+
+    Returned as a tuple, flask-smorest would dump an empty body with the view's schema and JSON-encode it, which
+    werkzeug then drops with its `Content-Type` and `Content-Length` for a 304 (RFC 9110 §15.4.5): the same bytes
+    without that work (about 10 of a 304's 320 us in process).
+    """
+    return current_app.response_class(status=304, headers=etag_of(record))

@@ -23,7 +23,7 @@ from service.idempotency import IdempotentRequest
 from service.records import GameRecord, Status, hash_token
 from service.redis_clients import STORE_ERRORS
 from service.routes.export import replay_response
-from service.routes.game_blueprint import blp, view_of, view_response
+from service.routes.game_blueprint import blp, etag_of, not_modified, view_of, view_response
 from service.schemas.actions import ACTION_LOADERS, action_request_body
 from service.schemas.games import (
     CREATE_GAME_EXAMPLE,
@@ -171,10 +171,9 @@ class GameResource(MethodView):
             record = services().records.load(game_id, at_least=wait_for_version(record, after, wait))
             if not who.still_reads(record):  # the seat changed hands while this request was held
                 unauthorized(f"this token no longer holds seat {who.seat} of this game")
-        headers = {"ETag": f'"{record.version}"'}
         # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"17" names version 17 too
         if request.if_none_match.contains_weak(str(record.version)) or (after is not None and record.version <= after):
-            return "", 304, headers
+            return not_modified(record)
         return view_response(record, who.seat)
 
 
@@ -269,7 +268,7 @@ class Actions(MethodView):
             view = game_view(new_record, reads, [])
             if idempotent is not None:
                 idempotent.remember(view, keep)
-            return view, 200, {"ETag": f'"{new_record.version}"'}
+            return view, 200, etag_of(new_record)
         if idempotent is not None:
             idempotent.remember(with_presence(game_view(new_record, reads, pending), seen), keep)
         return view_response(new_record, reads, (pending, seen))
