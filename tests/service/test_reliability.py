@@ -154,15 +154,19 @@ def test_a_record_with_fields_this_version_does_not_know_still_loads(api: Api) -
     assert loaded == record
 
 
+def spoil_record(store: Any, game_id: str) -> None:
+    """Store a record of `game_id` this version cannot read: its seats list is no list."""
+    key = store._key(game_id, "game")
+    store.client.hset(key, "record", json.dumps({**json.loads(store.client.hget(key, "record")), "seats": 7}))
+
+
 def test_the_sweep_goes_past_a_record_it_cannot_read(make_api: Any, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """worker/sweeper.py: one unreadable record (here a seats list that is no list) is logged and skipped; the
     sweep still revives the other games' lost AI turns instead of raising out of the worker's maintenance."""
     monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")  # the sweep's, read like the worker's from the environment
     api = make_api(AI_JOB_STALE_SECONDS=1)
     broken, _ = api.create_humans()
-    key = api.services.store._key(broken, "game")
-    stored = json.loads(api.connection.hget(key, "record"))
-    api.connection.hset(key, "record", json.dumps({**stored, "seats": 7}))
+    spoil_record(api.services.store, broken)
     game_id, _, view = ai_game(api)
     queue = api.services.queues[0]
     Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
@@ -219,8 +223,7 @@ def test_the_sweep_reads_the_games_in_batches_past_an_expired_and_an_unreadable_
     game_id, _, view = ai_game(api)
     Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
     store.client.delete(store._key(gone, "game"))
-    key = store._key(broken, "game")
-    store.client.hset(key, "record", json.dumps({**json.loads(store.client.hget(key, "record")), "seats": 7}))
+    spoil_record(store, broken)
     active = store.lobby.active_game_ids()
     assert len(active) == 5 and active.index(broken) in (2, 3)  # in the middle batch
     sizes = pipelined_batches(store, monkeypatch)
