@@ -96,7 +96,6 @@ def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message
         while publisher.pubsub_numsub(channel) != [(channel.encode(), 0)]:
             assert time.monotonic() < guard, "the idle channel was never given up"
             time.sleep(0.05)
-        assert channel.encode() not in dispatcher._watches or dispatcher._watches[channel.encode()].waiters == 0
     finally:
         dispatcher.close()
         publisher.close()
