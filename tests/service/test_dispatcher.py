@@ -60,6 +60,7 @@ def test_waiters_arriving_together_share_one_connection_and_all_wake() -> None:
         all_subscribed.set()  # ends the watching thread whatever happened
         dispatcher.close()
         publisher.close()
+        subscriber.close()
 
 
 def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message(monkeypatch) -> None:
@@ -74,7 +75,8 @@ def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message
     url = os.environ["REDIS_URL"]
     channel = f"test-dispatch-{uuid.uuid4().hex[:8]}:{{idle}}:version"
     publisher = redis_client(url)
-    dispatcher = Dispatcher(pubsub_client({"REDIS_URL": url, "REDIS_CLUSTER_URL": None}), lambda _: channel, 1)
+    subscriber = pubsub_client({"REDIS_URL": url, "REDIS_CLUSTER_URL": None})
+    dispatcher = Dispatcher(subscriber, lambda _: channel, 1)
     scans = []
     give_up_idle = dispatcher._give_up_idle
     monkeypatch.setattr(dispatcher, "_give_up_idle", lambda pubsub: (scans.append(1), give_up_idle(pubsub)))
@@ -99,3 +101,4 @@ def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message
     finally:
         dispatcher.close()
         publisher.close()
+        subscriber.close()
