@@ -71,7 +71,8 @@ def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message
     of the players); it now walks at most once per `POLL_SECONDS`.
     """
     monkeypatch.setattr(dispatcher_module, "LINGER_SECONDS", 1.0)
-    monkeypatch.setattr(dispatcher_module, "POLL_SECONDS", 0.1)
+    poll_seconds = 0.1
+    monkeypatch.setattr(dispatcher_module, "POLL_SECONDS", poll_seconds)
     url = os.environ["REDIS_URL"]
     channel = f"test-dispatch-{uuid.uuid4().hex[:8]}:{{idle}}:version"
     publisher = redis_client(url)
@@ -94,7 +95,7 @@ def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message
             assert time.monotonic() < guard, f"the reader got to version {watch.version} of {messages + 1}"
             time.sleep(0.01)
         elapsed = time.monotonic() - started
-        assert len(scans) - scans_before <= elapsed / 0.1 + 2, (len(scans) - scans_before, messages, elapsed)
+        assert len(scans) - scans_before <= elapsed / poll_seconds + 2, (len(scans) - scans_before, messages, elapsed)
         while publisher.pubsub_numsub(channel) != [(channel.encode(), 0)]:
             assert time.monotonic() < guard, "the idle channel was never given up"
             time.sleep(0.05)
