@@ -99,16 +99,29 @@ def on_starting(server: object) -> None:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
+YOUNG_OBJECTS = 50_000
+"""A web process's youngest generation is collected once this many more objects were made than freed (CPython's
+default: 700). See `post_worker_init`."""
+
+
 def post_worker_init(worker: object) -> None:
-    """Put what a web process loaded before its first request out of the garbage collector's reach.
+    """Put what a web process loaded before its first request out of the garbage collector's reach, and collect less.
 
     That is the app, its schemas and the engine: ~80,000 objects. A full collection walks every tracked object:
     with the start-up heap in it, one took ~40 ms, and in a gevent process such a pause holds up every request
     and wake-up at once (docs/benchmarks.md, the lobby). Frozen objects are never freed, which costs nothing
     here: they live as long as the process anyway.
+
+    The youngest generation holds `YOUNG_OBJECTS`: a held long-poll lives seconds, longer than 700 allocations,
+    so with the default its objects survived into the oldest generation, and full collections of ~250,000 objects
+    came every few seconds: at 5,000 players, 13% of the web processes' CPU went to the collector. With 50,000,
+    nearly every request's objects are freed before a collection looks at them (2.5% of the CPU, no full
+    collection in a minute; docs/benchmarks.md, "The garbage collector under 5,000 players").
     """
     gc.collect()  # what start-up threw away goes now, not frozen for ever
     gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(YOUNG_OBJECTS, older, oldest)
 
 
 def child_exit(server: object, worker: object) -> None:
