@@ -82,11 +82,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     except STORE_ERRORS:  # not reachable now: `/readyz` checks it again on every probe
         log.warning("Redis unreachable at start-up: its maxmemory-policy is checked once it answers")
     app.extensions["ratelimit"] = ratelimit.init_app(app, store.client, settings["KEY_PREFIX"])
+    dispatcher = Dispatcher(redis_clients.pubsub_client(settings), store.channel, settings["MAX_WAITERS"])
     app.extensions["cardroom"] = Services(
         store=store,
-        records=RecordCache(store),
+        records=RecordCache(store, dispatcher),
         queues=queues,
-        dispatcher=Dispatcher(redis_clients.pubsub_client(settings), store.channel, settings["MAX_WAITERS"]),
+        dispatcher=dispatcher,
         matchmaker=Matchmaker.configured(store, settings),
     )
     return app

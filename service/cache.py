@@ -5,15 +5,18 @@ views memoised on the record, `service/views.py`) what this process read already
 for the game's current version and record in one round trip; the record's JSON is decoded only when its version
 is new to this process. A read for at least a known version (a waiter woken by a published version) costs no round
 trip when the cache holds it, and the waiters of one game woken together make one read between them: the others
-wait for it, while reads of other games go on.
+wait for it, while reads of other games go on. Where a version a moment old cannot mislead, a caller may take the
+copy this process's subscription to the game vouches for (`vouched_copy`): no round trip either.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from typing import Any
 
+from service.dispatcher import Dispatcher
 from service.records import GameRecord
 from service.store import GameStore
 
@@ -22,11 +25,17 @@ JOIN_SECONDS = 5.0
 Redis's socket timeout bounds a failing one)."""
 
 
-class RecordCache:
-    """The last `size` games read by this process, newest use last."""
+VOUCHED_SECONDS = 10.0
+"""How long after it was last known current a copy may stand for a read (`vouched_copy`): its presence
+(`last_seen`, written without a new version) is then at most this much older than a read's."""
 
-    def __init__(self, store: GameStore, size: int = 4096) -> None:
+
+class RecordCache:
+    """The last `size` games read by this process, newest use last; `dispatcher` vouches for copies (`vouched_copy`)."""
+
+    def __init__(self, store: GameStore, dispatcher: Dispatcher | None = None, size: int = 4096) -> None:
         self.store = store
+        self.dispatcher = dispatcher
         self.size = size
         self._records: OrderedDict[str, GameRecord] = OrderedDict()
         self._lock = threading.Lock()
@@ -58,6 +67,24 @@ class RecordCache:
             with self._lock:
                 del self._reading[game_id]
             done.set()
+
+    def vouched_copy(self, game_id: str, seen: int | None = None) -> GameRecord | None:
+        """The game's record this process holds, if it can stand for a read of the current one without a round trip.
+
+        It can when it was known current (read or written, `GameRecord.read_at`) less than `VOUCHED_SECONDS` ago,
+        its version is at least `seen` (the version the client says it has: a client is never shown a game older
+        than it knows), and the game's subscription vouches that no later version was published since
+        (`Dispatcher.vouches_for`). A later write whose message is still on its way is the one thing it can miss,
+        so callers take it where that cannot mislead: a long-poll that names its version (it then waits for the
+        message), an action that is judged again on a real read if the copy refuses it or lost the race
+        (service/routes/games.py). None: read the game (`load`).
+        """
+        copy = self._records.get(game_id)
+        if copy is None or copy.read_at is None or self.dispatcher is None:
+            return None
+        if (seen is not None and copy.version < seen) or time.monotonic() - copy.read_at >= VOUCHED_SECONDS:
+            return None
+        return copy if self.dispatcher.vouches_for(game_id, copy.version, copy.read_at) else None
 
     def load_with_response(self, game_id: str, name: str) -> tuple[GameRecord, dict[str, Any] | None]:
         """The game's current record and what its `Idempotency-Key` `name` holds (`GameStore.load_with_response`).

@@ -168,6 +168,27 @@ class Dispatcher:
         finally:
             self._leave(watch)
 
+    def vouches_for(self, game_id: str, version: int, known_at: float) -> bool:
+        """Whether `version` is still the game's latest as far as this process's subscription can tell, no read needed.
+
+        True when a copy at `version`, known current at monotonic time `known_at` (`GameRecord.read_at`), has had
+        the game's channel subscribed since before `known_at` and no later version published on it: every write
+        after `known_at` publishes in the same step, so a later one would have been seen. Except for the moment a
+        later write's message is on its way (a write in another process, not yet read by this one's reader): a
+        caller must use the copy where acting on a version a moment old cannot mislead (service/cache.py
+        `vouched_copy`). A broken connection, an unsubscription or a failover (the pub/sub connection breaks with
+        the primary) withdraws every vouch until the next confirmation and a read after it.
+        """
+        with self._lock:
+            watch = self._watches.get(self.channel_of(game_id).encode())
+            return (
+                watch is not None
+                and watch.state == "subscribed"
+                and watch.confirmed_at is not None
+                and watch.confirmed_at <= known_at
+                and (watch.version is None or watch.version <= version)
+            )
+
     def check_room(self) -> None:
         """Raise `TooManyWaiters` if one more client may not wait now (`max_waiters` wait already)."""
         if self._waiters >= self.max_waiters:

@@ -130,7 +130,8 @@ class GameRecord:
     """The JSON body of this version's view per seat, with the presence and `pending_ai` it was sent with (the key
     it is kept under: service/views.py `view_body`)."""
     read_at: float | None = field(default=None, init=False, repr=False, compare=False)
-    """Monotonic time at which the latest read that found this version began (`GameStore.load`); None: never read."""
+    """Monotonic time at which the latest read that found this version began (`GameStore.load`), or the write that
+    stored it (`GameStore.save`); None: neither. Redis held this version then: service/cache.py `vouched_copy`."""
     text: str | None = field(default=None, init=False, repr=False, compare=False)
     """The JSON text this record was read as or written as (`to_json`): `GameStore.load` reuses a known record only
     if Redis holds that very text, since a failover can lose a write and let another take its version."""

@@ -240,9 +240,9 @@ class GameStore:
     ) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
 
-        Sets `record.written_at` to now. `deadline` (Unix seconds)
-        is the mover's clock's at `expected_version`: compared with Redis's clock (`TIME`) in the same step, one
-        clock for every web process, so a move is refused however late it is in that step.
+        Sets `record.written_at` to now, and `record.read_at` as a read begun when the write was sent would.
+        `deadline` (Unix seconds) is the mover's clock's at `expected_version`: compared with Redis's clock (`TIME`)
+        in the same step, one clock for every web process, so a move is refused however late it is in that step.
 
         The game's keys live `ttl_of(record)` seconds from the latest write that renewed them: every write that
         changes the status (or whose `previous_status` is unknown), and a move at least `RENEW_FRACTION` of that
@@ -274,6 +274,7 @@ class GameStore:
             "" if deadline is None else repr(deadline), claim.text if claim else "", str(claim.seconds if claim else 0),
             *[json.dumps(e) for e in events],
         ]
+        started = time.monotonic()
         if self.wait_replicas:
             written = self._write_and_wait(keys, args)
         else:
@@ -282,6 +283,7 @@ class GameStore:
             raise ClockRanOut(record.game_id)
         if not written:
             raise VersionConflict(record.game_id)
+        record.read_at = started  # Redis held it from then on, as after a read begun then (service/cache.py)
         if previous_status == record.status == Status.ACTIVE:
             return
         try:

@@ -165,7 +165,7 @@ def game_records(key_prefix: str) -> RecordCache:
     next turn after its move (`play_ai_turn` keeps it), is not decoded again while Redis holds its very text
     (`GameStore.load`): ~6% of an `easy` job's CPU went to decoding the game's state (docs/benchmarks.md).
     """
-    return RecordCache(game_store(key_prefix), WORKER_RECORDS)
+    return RecordCache(game_store(key_prefix), size=WORKER_RECORDS)
 
 
 FALLBACK_LEVELS = ("easy", "random")

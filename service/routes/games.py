@@ -8,20 +8,24 @@ service/streams.py (waiting in service/dispatcher.py).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
 
 from engine import GAMES
+from engine.errors import GameError
 from engine.protocol import Action
 from service.auth import bearer_token, player_seat, reader, reading_seat, unauthorized
 from service.extensions import services
 from service.idempotency import IdempotentRequest
 from service.records import GameRecord, Status, hash_token
 from service.redis_clients import STORE_ERRORS
+from service.refusals import Refusal
 from service.routes.export import replay_response
 from service.routes.game_blueprint import blp, etag_of, not_modified, view_of, view_response
 from service.schemas.actions import ACTION_LOADERS, action_request_body
@@ -162,7 +166,10 @@ class GameResource(MethodView):
         (a seat the AI plays).
         """
         after = query.get("after_version")
-        record = services().records.load(game_id)
+        # a long-poll names the version it has: a copy of it or later vouched for by this process's subscription
+        # stands for the read (a write whose message is on its way then wakes the wait, as any later write would)
+        copy = services().records.vouched_copy(game_id, seen=after) if after is not None else None
+        record = copy or services().records.load(game_id)
         who = reader(record)  # credentials of no seat answer 401 now, not after a long-poll
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
         revive_ai_turns(services().store, services().queues, record, current_app.config["AI_JOB_STALE_SECONDS"])
@@ -243,18 +250,22 @@ class Actions(MethodView):
         """
         store, token, key = services().store, bearer_token(), request.headers.get("Idempotency-Key")
         name = store.idempotency_key(game_id, hash_token(token), key) if key and token else None
-        if name is None:
-            record, remembered = services().records.load(game_id), None
-        else:
-            record, remembered = services().records.load_with_response(game_id, name)
-        seat = player_seat(record)
-        body = request.get_json(silent=True)
-        idempotent = IdempotentRequest(store, name, seat, body) if name else None
-        first = idempotent.first_response(remembered) if idempotent is not None else None
-        new_record = first or play_in_arrival_order(
-            store, services().queues, services().records, record, seat, lambda current: self.judge(current, seat, body),
-            idempotent, judged_again=not request.if_match,
-        )
+        # no round trip before the move when this process's subscription vouches for its copy of the game; a copy a
+        # write has just overtaken (its message on the way) loses the version check, or refuses what the game now
+        # allows: then the game itself is read and the action judged on it. Not with If-Match, whose 412 and 409
+        # speak of the stored version, nor with an Idempotency-Key, whose first response is read with the game.
+        copy = None if name or request.if_match else services().records.vouched_copy(game_id)
+        played = None
+        if copy is not None:
+            with contextlib.suppress(HTTPException, GameError, Refusal):
+                played = self.act(copy, None, None)
+        if played is None:
+            if name is None:
+                record, remembered = services().records.load(game_id), None
+            else:
+                record, remembered = services().records.load_with_response(game_id, name)
+            played = self.act(record, remembered, name)
+        new_record, seat, idempotent = played
         if not isinstance(new_record, GameRecord):  # the first response, of this request or of a repeat that won
             return new_record["body"], new_record["status"], {"ETag": f'"{new_record["body"]["version"]}"'}
         # the game's next read in this process (its players' next move and view, on their kept-alive connections)
@@ -272,6 +283,24 @@ class Actions(MethodView):
         if idempotent is not None:
             idempotent.remember(with_presence(game_view(new_record, reads, pending), seen), keep)
         return view_response(new_record, reads, (pending, seen))
+
+    def act(
+        self, record: GameRecord, remembered: dict[str, Any] | None, name: str | None
+    ) -> tuple[GameRecord | dict[str, Any], int, IdempotentRequest | None]:
+        """The request's action played on `record`, or the first response `remembered` for its `Idempotency-Key`.
+
+        `name` is that key's Redis key. Returns what `play_in_arrival_order` returns, the token's seat and the
+        idempotent request. Raises what `player_seat`, `judge` and `play_in_arrival_order` raise, all before any
+        write (`play` refuses before it stores), so a caller may ask again on another record.
+        """
+        store, seat, body = services().store, player_seat(record), request.get_json(silent=True)
+        idempotent = IdempotentRequest(store, name, seat, body) if name else None
+        first = idempotent.first_response(remembered) if idempotent is not None else None
+        played = first or play_in_arrival_order(
+            store, services().queues, services().records, record, seat, lambda current: self.judge(current, seat, body),
+            idempotent, judged_again=not request.if_match,
+        )
+        return played, seat, idempotent
 
     @staticmethod
     def judge(record: GameRecord, seat: int, body: Any) -> Action:

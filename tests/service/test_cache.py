@@ -10,6 +10,7 @@ import pytest
 
 from service.app import create_app
 from service.cache import RecordCache
+from service.dispatcher import Dispatcher
 from service.records import GameRecord
 from service.store import GameStore, VersionConflict
 from tests.service.conftest import Api
@@ -111,3 +112,88 @@ def test_creating_a_game_whose_id_exists_changes_nothing_of_it(api: Api) -> None
         store.create(again, [{"version": 1, "type": "created", "by": "the second creator"}])
     assert store.load(game_id).options == record.options
     assert store.events(game_id) == events
+
+
+def other_process(api: Api) -> Api:
+    """Another web process of `api`'s games: its own cache and subscription."""
+    config = {name: api.app.config[name] for name in ("REDIS_URL", "KEY_PREFIX", "RQ_QUEUE", "TESTING")}
+    return Api(create_app(config), api.connection)
+
+
+def subscribe(api: Api, game_id: str) -> None:
+    """Have `api`'s process subscribe to the game's channel (a short long-poll's wait), which then lingers."""
+    version = api.services.store.version(game_id)
+    assert api.services.dispatcher.wait(game_id, version, 0.1, read_version=lambda: version) == version
+
+
+def until(condition, what: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait for `condition()` (a published message reaching the reader): progress, with a hang guard."""
+    guard = time.monotonic() + HANG_GUARD_SECONDS
+    while not condition():
+        assert time.monotonic() < guard, what
+        time.sleep(0.01)
+
+
+def test_a_copy_the_subscription_vouches_for_stands_for_a_read_until_a_later_version_is_published(api: Api) -> None:
+    """A record this process read after its subscription to the game was confirmed is the current one until the
+    channel says otherwise: it stands for a read (no round trip), but never for a version older than the client's,
+    and not once another process's move is published, until it is read again."""
+    game_id, tokens = api.create_humans()
+    records = api.services.records
+    subscribe(api, game_id)
+    read = records.load(game_id)
+    assert records.vouched_copy(game_id) is read
+    assert records.vouched_copy(game_id, seen=read.version) is read
+    assert records.vouched_copy(game_id, seen=read.version + 1) is None  # the client knows a later one
+    other = other_process(api)
+    try:
+        seat = other.view(game_id, tokens[0]).json["to_act"][0]
+        action = other.view(game_id, tokens[seat]).json["legal_actions"][0]
+        assert other.act(game_id, tokens[seat], action).json["version"] == read.version + 1
+        watch = api.services.dispatcher._watches[api.services.store.channel(game_id).encode()]
+        until(lambda: watch.version == read.version + 1, "the other process's move was never seen")
+        assert records.vouched_copy(game_id) is None
+        assert records.load(game_id).version == read.version + 1
+        assert records.vouched_copy(game_id).version == read.version + 1
+    finally:
+        other.services.dispatcher.close()
+        other.services.store.client.close()
+
+
+def test_a_move_on_a_vouched_copy_reads_nothing_before_its_write(api: Api, monkeypatch) -> None:
+    """The move's own process holds the game as its last move left it and is subscribed (its players wait on it):
+    the next move is judged on that copy and written, with no read of the game first."""
+    game_id, tokens = api.create_humans()
+    subscribe(api, game_id)
+    view = api.view(game_id, tokens[0]).json
+    seat = view["to_act"][0]
+    action = api.view(game_id, tokens[seat]).json["legal_actions"][0]
+    reads: list[str] = []
+    real_load = GameStore.load
+    monkeypatch.setattr(GameStore, "load", lambda self, *args: (reads.append(args[0]), real_load(self, *args))[1])
+    assert api.act(game_id, tokens[seat], action).json["version"] == view["version"] + 1
+    assert reads == []
+
+
+def test_an_action_a_stale_copy_refuses_is_judged_on_the_game_itself(api: Api, monkeypatch) -> None:
+    """A copy can be one write behind while that write's message is on its way. An action it refuses (here: not
+    the seat's turn in the copy, though it is in the game) is judged again on the game as Redis holds it."""
+    game_id, tokens = api.create_humans()
+    view = api.view(game_id, tokens[0]).json
+    other = other_process(api)
+    try:
+        mover = view["to_act"][0]
+        other_view = other.view(game_id, tokens[mover]).json
+        moved = other.act(game_id, tokens[mover], other_view["legal_actions"][0]).json
+        assert moved["version"] == view["version"] + 1
+        monkeypatch.setattr(Dispatcher, "vouches_for", lambda self, game_id, version, known_at: True)
+        assert api.services.records.vouched_copy(game_id).version == view["version"]  # the copy is a move behind
+        defender = 1 - mover
+        assert defender not in view["to_act"] and defender in moved["to_act"]  # Durak: the attack is answered
+        answer = other.view(game_id, tokens[defender]).json
+        played = api.act(game_id, tokens[defender], answer["legal_actions"][0])
+        assert played.status_code == 200, played.json
+        assert played.json["version"] == view["version"] + 2
+    finally:
+        other.services.dispatcher.close()
+        other.services.store.client.close()
