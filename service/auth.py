@@ -113,12 +113,20 @@ def mark_present(record: GameRecord, seat: int) -> None:
     """Record that `seat`'s player is here now (`last_seen`), at most once per `PRESENCE_SECONDS`.
 
     Redis refuses a second write within the interval whichever process asks (`GameStore.touch_seen`); this
-    process does not even ask again within it, so a seat's steady polling costs no extra round trip. The marks are
+    process does not even ask again within it, nor when the record it read shows a mark that recent (another
+    process's), so a seat's steady polling costs no extra round trip. The marks are
     kept per player (the seat's token hash): the next player of a freed seat is seen at its first request.
     """
     store, now = services().store, time.time()
     key = (store.prefix, record.game_id, seat, record.seats[seat].token_hash)
     if now - _marked.get(key, -math.inf) < PRESENCE_SECONDS:
+        return
+    seen = record.last_seen.get(seat)
+    if seen is not None and now - seen < PRESENCE_SECONDS:
+        # another process's mark, read with the record: Redis would refuse this one (at 2,000 players, half the
+        # marks asked were such refusals, a script call each)
+        _marked[key] = seen
+        _marked.move_to_end(key)
         return
     _marked[key] = now
     _marked.move_to_end(key)

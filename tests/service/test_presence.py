@@ -154,6 +154,29 @@ def test_a_mark_another_process_wrote_first_delays_this_process_s_next_by_no_mor
     assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
 
 
+def test_a_mark_the_record_shows_another_process_wrote_is_not_asked_for_again(api, clock, monkeypatch):
+    """The record read with a request holds every seat's mark: one written within the interval by another process
+    is not asked for again (Redis would refuse it: a script call for nothing), nor until the interval ends."""
+    game_id, tokens = humans(api, deck=K1)
+    store = api.services.store
+    start = clock.now
+    store.touch_seen(store.load(game_id), 0, start, PRESENCE_SECONDS)  # another gunicorn worker's mark
+    asked: list[float] = []
+    touch_seen = type(store).touch_seen
+    monkeypatch.setattr(type(store), "touch_seen",
+                        lambda self, record, seat, now, every: (asked.append(now), touch_seen(self, record, seat, now,
+                                                                                              every))[1])
+    clock.now = start + PRESENCE_SECONDS - 1
+    api.view(game_id, tokens[0])
+    clock.now = start + PRESENCE_SECONDS - 0.5
+    api.view(game_id, tokens[0])
+    assert asked == []
+    clock.now = start + PRESENCE_SECONDS
+    api.view(game_id, tokens[0])
+    assert asked == [start + PRESENCE_SECONDS]
+    assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
+
+
 def test_the_next_player_of_a_freed_seat_is_seen_at_once(api, clock):
     # a waiting Talmut game: Bob takes seat 1, is seen, leaves; Cy takes the seat 5 s later and reads the game
     created = api.create([{"kind": "human"}] * 3, game="talmut", options={"claim_after_seconds": AFTER}).json
