@@ -1,7 +1,8 @@
 """What one move costs: Redis commands and CPU, bytes of game state, web and worker CPU (docs/scaling.md's input).
 
     python bench/move_cost.py [--games 40] [--moves 60] [--ai-games 10] [--ai-moves 30]
-        [--levels easy,medium,hard] [--idle 20] [--idle-seconds 10] [--phases human,ai,idle] [--source OLD_CHECKOUT]
+        [--levels easy,medium,hard] [--idle 20] [--idle-seconds 10] [--phases human,waiting,ai,idle]
+        [--source OLD_CHECKOUT]
 
 Starts two redis-servers of its own (the game state's and the queue's, as `REDIS_URL` and `RQ_REDIS_URL` split
 them in production), gunicorn with the production config (2 processes) and one RQ worker on them
@@ -13,6 +14,9 @@ tree before and after it:
   `--moves` POSTs each at most, one request at a time; then as many GETs of a seat's view (what the opponent
   reads after each move). Per POST and per GET: game-Redis commands and CPU, web CPU. Bytes of a game: `MEMORY
   USAGE` of its keys once seated and after its moves.
+- waiting moves: the same games replayed again, new, as players play them: each move posted without `If-Match`
+  while the other seat long-polls (`after_version`, `wait=30`), each seat on a connection of its own. Per move
+  (its POST and the other seat's long-poll, which the move wakes): game-Redis commands and CPU, web CPU.
 - AI moves, per level of `--levels`: `--ai-games` Durak games of a human seat (random legal moves, at most
   `--ai-moves` of them, each after a long-poll for its turn) against an AI seat of that level, played at once.
   Per AI move (versions the AI seat added): worker CPU, queue-Redis commands (and the most frequent of them) and
@@ -157,6 +161,45 @@ def human_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: int,
     ]
 
 
+def waiting_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: int, moves: int) -> list[str]:
+    """The waiting-moves phase (module docstring); prints its lines, returns them."""
+    base = stack.base_url
+    scripts = {seed: record_script(base, TABLE, seed)[:moves] for seed in range(games)}
+    played = [(seed, *new_human_game(base, TABLE, seed)[:2]) for seed in scripts]
+    sessions = [requests.Session(), requests.Session()]  # each player its own connection, as players have
+    calls = command_calls(game)
+    before = read(stack, game, queue)
+    count = 0
+    with ThreadPoolExecutor(max_workers=1) as waiter:
+        for seed, game_id, tokens in played:
+            url = f"{base}/v1/games/{game_id}"
+            for step, (seat, action) in enumerate(scripts[seed]):
+                version, other = TABLE.started_at + step, 1 - seat
+                held = waiter.submit(call, sessions[other], "GET", url, timeout=60,
+                                     params={"after_version": version, "wait": 30},
+                                     headers={"Authorization": f"Bearer {tokens[other]}"})
+                time.sleep(WAITING_HEAD_START)
+                answer = call(sessions[seat], "POST", f"{url}/actions", json=action,
+                              headers={"Authorization": f"Bearer {tokens[seat]}"})
+                assert answer.status_code == 200, answer.text
+                woken = held.result(timeout=60)
+                assert woken.status_code == 200 and woken.json()["version"] == version + 1, woken.text
+                count += 1
+    spent = cost(before, read(stack, game, queue))
+    spent_calls = command_calls(game) - calls
+    return [
+        f"waiting moves: {count} moves over {games} games, the other seat long-polling each time (no If-Match)",
+        f"  per move (its POST and the other seat's long-poll): {spent.game_commands / count:.1f} game-Redis "
+        f"commands, {1000 * spent.game_cpu / count:.3f} ms game-Redis CPU, {1000 * spent.web_cpu / count:.2f} ms "
+        "web CPU",
+        f"  game-Redis commands per move: {per_kind(spent_calls, count)}",
+    ]
+
+
+WAITING_HEAD_START = 0.02
+"""Seconds the other seat's long-poll gets before the move is posted (players wait seconds: it is held by then)."""
+
+
 def per_kind(calls: Counter[str], moves: int) -> str:
     """`calls` per move by command, the most frequent first, without the readings' INFO (scripts' commands in)."""
     return ", ".join(f"{name} {count / moves:.2f}" for name, count in calls.most_common() if name != "info")
@@ -240,7 +283,8 @@ def main() -> None:
     parser.add_argument("--levels", default="easy,medium,hard")
     parser.add_argument("--idle", type=int, default=20, help="idle long-polling clients")
     parser.add_argument("--idle-seconds", type=float, default=10.0)
-    parser.add_argument("--phases", default="human,ai,idle", help="the phases to run, of human, ai, idle")
+    parser.add_argument("--phases", default="human,waiting,ai,idle",
+                        help="the phases to run, of human, waiting, ai, idle")
     parser.add_argument("--source", type=Path, default=None,
                         help="also run another checkout's stack (e.g. a git worktree of an older commit), first")
     arguments = parser.parse_args()
@@ -258,6 +302,8 @@ def main() -> None:
         runs = []
         if "human" in phases:
             runs.append(lambda stack, game, queue: human_moves(stack, game, queue, arguments.games, arguments.moves))
+        if "waiting" in phases:
+            runs.append(lambda stack, game, queue: waiting_moves(stack, game, queue, arguments.games, arguments.moves))
         for level in arguments.levels.split(",") if "ai" in phases else []:
             runs.append(lambda stack, game, queue, level=level: ai_moves(stack, game, queue, level,
                                                                          arguments.ai_games, arguments.ai_moves))
