@@ -68,21 +68,21 @@ class RecordCache:
                 del self._reading[game_id]
             done.set()
 
-    def vouched_copy(self, game_id: str, seen: int | None = None) -> GameRecord | None:
+    def vouched_copy(self, game_id: str, version: int | None = None) -> GameRecord | None:
         """The game's record this process holds, if it can stand for a read of the current one without a round trip.
 
         It can when it was known current (read or written, `GameRecord.read_at`) less than `VOUCHED_SECONDS` ago,
-        its version is at least `seen` (the version the client says it has: a client is never shown a game older
-        than it knows), and the game's subscription vouches that no later version was published since
-        (`Dispatcher.vouches_for`). A later write whose message is still on its way is the one thing it can miss,
-        so callers take it where that cannot mislead: a long-poll that names its version (it then waits for the
-        message), an action that is judged again on a real read if the copy refuses it or lost the race
-        (service/routes/games.py). None: read the game (`load`).
+        it is at `version` if one is given, and the game's subscription vouches that no later version was
+        published since (`Dispatcher.vouches_for`). A later write whose message is still on its way is the one
+        thing it can miss, so callers take it where that cannot mislead: a long-poll at the version its client has
+        (it then waits, and the message wakes it; a copy of a later version could be older than one the client was
+        shown by another process), an action that is judged again on a real read if the copy refuses it or lost the
+        race (service/routes/games.py). None: read the game (`load`).
         """
         copy = self._records.get(game_id)
         if copy is None or copy.read_at is None or self.dispatcher is None:
             return None
-        if (seen is not None and copy.version < seen) or time.monotonic() - copy.read_at >= VOUCHED_SECONDS:
+        if (version is not None and copy.version != version) or time.monotonic() - copy.read_at >= VOUCHED_SECONDS:
             return None
         return copy if self.dispatcher.vouches_for(game_id, copy.version, copy.read_at) else None
 

@@ -8,7 +8,6 @@ service/streams.py (waiting in service/dispatcher.py).
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -51,6 +50,7 @@ from service.schemas.games import (
     ViewSchema,
 )
 from service.seating import invitations, new_seats
+from service.store import ClockRanOut
 from service.streams import reading_extras, view_events, wait_for_version
 from service.turns import create_game, play_in_arrival_order, refuse_resigned_seat, revive_ai_turns
 from service.views import event_view, game_view, json_text, with_presence
@@ -166,9 +166,10 @@ class GameResource(MethodView):
         (a seat the AI plays).
         """
         after = query.get("after_version")
-        # a long-poll names the version it has: a copy of it or later vouched for by this process's subscription
-        # stands for the read (a write whose message is on its way then wakes the wait, as any later write would)
-        copy = services().records.vouched_copy(game_id, seen=after) if after is not None else None
+        # a long-poll names the version it has: a copy of that very version vouched for by this process's
+        # subscription stands for the read (a write whose message is on its way then wakes the wait, as any later
+        # write would); a later copy might be older than what the client was shown elsewhere
+        copy = services().records.vouched_copy(game_id, version=after) if after is not None else None
         record = copy or services().records.load(game_id)
         who = reader(record)  # credentials of no seat answer 401 now, not after a long-poll
         # an AI turn whose job died (worker killed) is enqueued again when someone looks (worker/sweeper.py too)
@@ -257,8 +258,12 @@ class Actions(MethodView):
         copy = None if name or request.if_match else services().records.vouched_copy(game_id)
         played = None
         if copy is not None:
-            with contextlib.suppress(HTTPException, GameError, Refusal):
+            try:
                 played = self.act(copy, None, None)
+            except ClockRanOut:
+                raise  # the script checks the version first: the copy was current, and the timeout owns what follows
+            except (HTTPException, GameError, Refusal):
+                played = None
         if played is None:
             if name is None:
                 record, remembered = services().records.load(game_id), None
