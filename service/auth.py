@@ -122,16 +122,15 @@ def mark_present(record: GameRecord, seat: int) -> None:
     if now - _marked.get(key, -math.inf) < PRESENCE_SECONDS:
         return
     seen = record.last_seen.get(seat)
-    if seen is not None and now - seen < PRESENCE_SECONDS:
-        # another process's mark, read with the record: Redis would refuse this one (at 2,000 players, half the
-        # marks asked were such refusals, a script call each)
-        _marked[key] = seen
-        _marked.move_to_end(key)
-        return
-    _marked[key] = now
+    # another process's mark, read with the record: Redis would refuse this one (at 2,000 players, half the marks
+    # asked were such refusals, a script call each)
+    marked_elsewhere = seen is not None and now - seen < PRESENCE_SECONDS
+    _marked[key] = seen if marked_elsewhere and seen is not None else now
     _marked.move_to_end(key)
     while len(_marked) > MARKS_KEPT:
         _marked.popitem(last=False)
+    if marked_elsewhere:
+        return
     if not store.touch_seen(record, seat, now, PRESENCE_SECONDS):
         # another process wrote it within the interval: time the next ask from that write (as read with the record),
         # not from this refused one, which would let `last_seen` lag the seat's requests by twice the interval

@@ -279,7 +279,8 @@ class Dispatcher:
                 while not self._closed:
                     message = self._next_message(pubsub)
                     if message is not None:
-                        self._handle(message)
+                        if self._handle(message):
+                            self._resubscribe(pubsub)
                         attempt = 0
                     if time.monotonic() >= give_up_at:
                         self._give_up_idle(pubsub)
@@ -348,12 +349,23 @@ class Dispatcher:
             except (redis.RedisError, RedisClusterException, OSError):
                 pass
 
-    def _handle(self, message: dict) -> None:
+    def _handle(self, message: dict) -> bool:
+        """Apply one message or reply to its watch; True when a subscription was lost and waiters need it again."""
         kind, channel = message["type"], message["channel"]
         with self._lock:
             watch = self._watches.get(channel)
             if watch is None:
-                return
+                return False
+            if kind == "unsubscribe" and watch.state == "subscribed":
+                # not the answer to an UNSUBSCRIBE of this state: Redis ended the subscription itself (a slot moved
+                # to another node of a cluster), or answered a give-up sent just after a newer SUBSCRIBE. Nothing
+                # reaches the channel now: no vouch for it, its waiters wait for it again and the reader subscribes.
+                watch.state, watch.version, watch.confirmed_at = "absent", None, None
+                watch.generation += 1
+                watch.changed.notify_all()
+                if not watch.waiters:
+                    del self._watches[channel]
+                return bool(watch.waiters)
             if kind == "message":
                 version = int(message["data"])
                 if watch.version is None or version > watch.version:
@@ -364,6 +376,7 @@ class Dispatcher:
                 watch.changed.notify_all()
             elif kind == "unsubscribe" and watch.state == "unsubscribing":
                 del self._watches[channel]  # a waiter that came meanwhile made it "subscribing" again
+        return False
 
     def _give_up_idle(self, pubsub: redis.client.PubSub) -> None:
         now = time.monotonic()

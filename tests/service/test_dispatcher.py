@@ -103,3 +103,40 @@ def test_an_idle_channel_is_given_up_after_its_linger_without_a_scan_per_message
         dispatcher.close()
         publisher.close()
         subscriber.close()
+
+
+def test_a_subscription_redis_ends_on_its_own_is_taken_again_and_vouches_for_nothing_meanwhile() -> None:
+    """An unsubscription the dispatcher did not ask for in that state (Redis Cluster pushes one when a slot moves;
+    a give-up answered after a newer SUBSCRIBE looks the same) leaves nothing reaching the channel. It was ignored:
+    the watch stayed "subscribed", its waiter slept to its deadline and copies of the game were vouched for. Now
+    the reader subscribes again, and the next version wakes the waiter."""
+    url = os.environ["REDIS_URL"]
+    channel = f"test-dispatch-{uuid.uuid4().hex[:8]}:{{lost}}:version"
+    publisher = redis_client(url)
+    subscriber = pubsub_client({"REDIS_URL": url, "REDIS_CLUSTER_URL": None})
+    dispatcher = Dispatcher(subscriber, lambda _: channel, 2)
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            woken = pool.submit(dispatcher.wait, "lost", 1, WAIT_SECONDS, lambda: 1)
+            guard = time.monotonic() + WAIT_SECONDS
+            while publisher.pubsub_numsub(channel) != [(channel.encode(), 1)] or not dispatcher.vouches_for(
+                    "lost", 1, time.monotonic()):
+                assert time.monotonic() < guard, "never subscribed"
+                time.sleep(0.01)
+            seen_at, watch = time.monotonic(), dispatcher._watches[channel.encode()]
+            generation = watch.generation
+            with dispatcher._sending:
+                dispatcher._pubsub.unsubscribe(channel)  # Redis ends the subscription behind the watch's back
+            while watch.generation == generation:  # the reader saw the loss (it subscribes again at once)
+                assert time.monotonic() < guard, "the lost subscription went unnoticed"
+                time.sleep(0.01)
+            while watch.state != "subscribed" or publisher.pubsub_numsub(channel) != [(channel.encode(), 1)]:
+                assert time.monotonic() < guard, "the lost subscription was never taken again"
+                time.sleep(0.01)
+            assert not dispatcher.vouches_for("lost", 1, seen_at)  # a copy known before the loss stays unvouched
+            publisher.publish(channel, 2)
+            assert woken.result(timeout=WAIT_SECONDS) == 2
+    finally:
+        dispatcher.close()
+        publisher.close()
+        subscriber.close()
