@@ -121,11 +121,11 @@ def mark_present(record: GameRecord, seat: int) -> None:
     key = (store.prefix, record.game_id, seat, record.seats[seat].token_hash)
     if now - _marked.get(key, -math.inf) < PRESENCE_SECONDS:
         return
-    seen = record.last_seen.get(seat)
+    seen = record.last_seen.get(seat, -math.inf)
     # another process's mark, read with the record: Redis would refuse this one (at 2,000 players, half the marks
     # asked were such refusals, a script call each)
-    marked_elsewhere = seen is not None and now - seen < PRESENCE_SECONDS
-    _marked[key] = seen if marked_elsewhere and seen is not None else now
+    marked_elsewhere = now - seen < PRESENCE_SECONDS
+    _marked[key] = seen if marked_elsewhere else now
     _marked.move_to_end(key)
     while len(_marked) > MARKS_KEPT:
         _marked.popitem(last=False)

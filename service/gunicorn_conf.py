@@ -116,7 +116,8 @@ def post_worker_init(worker: object) -> None:
     so with the default its objects survived into the oldest generation, and full collections of ~250,000 objects
     came every few seconds: at 5,000 players, 13% of the web processes' CPU went to the collector. With 50,000,
     nearly every request's objects are freed before a collection looks at them (2.5% of the CPU, no full
-    collection in a minute; docs/benchmarks.md, "The garbage collector under 5,000 players").
+    collection in a minute; docs/benchmarks.md, "A move without a read first, presence marks asked once, and a
+    garbage collector that keeps up").
     """
     gc.collect()  # what start-up threw away goes now, not frozen for ever
     gc.freeze()
