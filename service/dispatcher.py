@@ -337,17 +337,22 @@ class Dispatcher:
     def _lost(self, pubsub: redis.client.PubSub | None) -> None:
         with self._lock:
             self._pubsub = self.client.pubsub()
-            for channel, watch in list(self._watches.items()):
-                watch.state, watch.version, watch.confirmed_at = "absent", None, None
-                watch.generation += 1
-                watch.changed.notify_all()
-                if not watch.waiters:
-                    del self._watches[channel]
+            for watch in list(self._watches.values()):
+                self._lose(watch)
         if pubsub is not None:
             try:
                 pubsub.close()
             except (redis.RedisError, RedisClusterException, OSError):
                 pass
+
+    def _lose(self, watch: _Watch) -> None:
+        # under self._lock: nothing reaches the channel now; its waiters wait for a subscription again (a new
+        # generation) and re-read the version, a watch nobody waits on is dropped
+        watch.state, watch.version, watch.confirmed_at = "absent", None, None
+        watch.generation += 1
+        watch.changed.notify_all()
+        if not watch.waiters:
+            del self._watches[watch.channel]
 
     def _handle(self, message: dict) -> bool:
         """Apply one message or reply to its watch; True when a subscription was lost and waiters need it again."""
@@ -360,11 +365,7 @@ class Dispatcher:
                 # not the answer to an UNSUBSCRIBE of this state: Redis ended the subscription itself (a slot moved
                 # to another node of a cluster), or answered a give-up sent just after a newer SUBSCRIBE. Nothing
                 # reaches the channel now: no vouch for it, its waiters wait for it again and the reader subscribes.
-                watch.state, watch.version, watch.confirmed_at = "absent", None, None
-                watch.generation += 1
-                watch.changed.notify_all()
-                if not watch.waiters:
-                    del self._watches[channel]
+                self._lose(watch)
                 return bool(watch.waiters)
             if kind == "message":
                 version = int(message["data"])
