@@ -325,7 +325,9 @@ def test_the_search_makes_the_recorded_choices() -> None:
     changed were recorded anew (one of them a different move, a 20-20 tie of its two draws). Talmut's root then
     stopped weighing the discard of a card taken from the discard pile that the drawn card's rule swaps in, and its
     call moved before the search (issue 45, engine/games/talmut/players.py `root_actions`, `search_first`): its three
-    views holding such a card were recorded anew (two of them a different move).
+    views holding such a card were recorded anew (two of them a different move). Tadmur's root then weighed only the
+    placements that hide the target best (issue 44, engine/games/tadmur/players.py `least_exposed`): its two views
+    whose visits that changed were recorded anew (one of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

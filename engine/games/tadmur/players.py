@@ -314,22 +314,61 @@ def _no_fit(hand: Sequence[int], end: int, empty: int, target: int) -> bool:
 
 
 def root_actions(view: SeatView) -> list[Action]:
-    """The moves the search weighs: every placement, the pass, and one guess, of the likeliest rank.
+    """The moves the search weighs: the `least_exposed` placements, the pass, and one guess, of the likeliest rank.
 
     Every wrong guess costs the same (one space, tadmur.md §3.6), so a guess of a less likely rank only lowers the
     chance of winning; dropping those leaves the search its samples for the real choice, guess or not. Ranks are
     weighed as the samples are drawn (`target_weights`, which reads the opponent's passes in `view["history"]`;
-    ties go to the first in rank order).
+    ties go to the first in rank order). Placements are narrowed by rule, not by the search: a placement changes
+    the chance that the opponent's next guesses are right by a few points, which the tree cannot tell apart within
+    its samples (its opponent guesses as one that knew the seat's target would), while it changes the seat's own
+    chances hardly at all when both seats guess every turn (docs/benchmarks.md, issue 44).
     """
     actions = playable_actions(view)
+    places = least_exposed(view, [action for action in actions if action["type"] == "place"])
+    others = [action for action in actions if action["type"] == "pass"]
     guesses = [action for action in actions if action["type"] == "guess"]
     if not guesses:
-        return actions
+        return places + others
     by_rank: dict[str, float] = {}
     for code, weight in target_weights(view, view.get("history", ())).items():
         by_rank[code[:-1]] = by_rank.get(code[:-1], 0.0) + weight
     best = max(guesses, key=lambda action: by_rank.get(action["rank"], 0.0))
-    return [action for action in actions if action["type"] != "guess"] + [best]
+    return places + others + [best]
+
+
+def exposure(hand: Sequence[str], target: str) -> float:
+    """How likely the opponent is to name `target`'s rank, as one that names ranks by their unseen cards would.
+
+    The opponent cannot see the seat's hand and target (tadmur.md §6.2), so a rank's unseen cards are the seat's
+    cards of that rank plus one for the target's. A guesser that favours the likeliest ranks (the plurality of a
+    sampling search's deals: about the square of those counts, bench/yardsticks) names the target's rank with a
+    chance of its count squared over the sum of all counts squared.
+    """
+    unseen = Counter(rank_of(code) for code in hand)
+    unseen[rank_of(target)] += 1
+    return unseen[rank_of(target)] ** 2 / sum(count**2 for count in unseen.values())
+
+
+def least_exposed(view: SeatView, places: list[Action]) -> list[Action]:
+    """The placements after which the seat's target is least `exposure`d, among those keeping it reachable.
+
+    A placement shows a card and so lowers its rank's unseen count: a card of the target's rank hides the target,
+    a card of a rank the seat holds few of gives it away least. Only placements that keep the target reachable
+    (tadmur.md §3.12) are weighed, when there are any; at the last space every legal placement completes.
+    """
+    state, you = view["state"], view["you"]
+    mine = state["rows"][you]
+    if mine["empty"] == 1 or len(places) < 2:
+        return places
+    target = rank_of(mine["target"])
+    keep = [action for action in places if reachable(target - rank_of(action["card"]), mine["empty"])]
+    weighed = keep or places
+    hand = state["hand"]
+    scores = {action["card"]: exposure([code for code in hand if code != action["card"]], mine["target"])
+              for action in weighed}
+    least = min(scores.values())
+    return [action for action in weighed if scores[action["card"]] == least]
 
 
 def guess_rates(view: SeatView, history: Sequence[JSON]) -> tuple[float, float]:

@@ -13,7 +13,9 @@ from engine.games.tadmur import playout as tadmur_playout
 from engine.games.tadmur.players import (
     SEARCH,
     candidates,
+    exposure,
     guess_rates,
+    least_exposed,
     opponent_guess_rate,
     opponent_turns,
     root_actions,
@@ -186,14 +188,51 @@ def test_the_opponent_model_marks_turns_under_the_lock() -> None:
     assert opponent_guess_rate(view, history) == 0.2 / 7
 
 
-def test_the_search_weighs_every_placement_and_one_guess() -> None:
+def test_the_search_weighs_the_least_exposed_placement_and_one_guess() -> None:
     """tadmur.md §3.6: every wrong guess costs one space, so only the likeliest rank is weighed: `4` (weight 9 in
-    seat 0's view of D1, see the first test) beside the three cards that fit 5H.
+    seat 0's view of D1, see the first test). Of the three cards that fit 5H, 4D shows seat 0's only 4 and the 6s
+    one of two, so 4D leaves the target 9S less exposed (`least_exposed`).
     """
     assert root_actions(seat_view("tadmur", deal(D1), 0)) == [
-        {"type": "place", "card": "4D"}, {"type": "place", "card": "6H"}, {"type": "place", "card": "6D"},
-        {"type": "guess", "rank": "4"},
+        {"type": "place", "card": "4D"}, {"type": "guess", "rank": "4"},
     ]
+
+
+def test_exposure_is_the_targets_unseen_count_squared_over_all_counts_squared() -> None:
+    """Seat 0 of D1 holds 2H 2D 2C 3H 3C 4D 5D 6H 6D 7H 7D 8S 8H 9H 9D 10S 10H JS JH QH QD KS KD AD and its target is
+    9S: seat 1 sees none of them, so the unseen counts are 3 for 2, 3 for 9 (two in hand and the target), 1 for 4, 5
+    and A, 2 for the other eight ranks; the sum of squares is 53, of which the target's rank has 9."""
+    view = seat_view("tadmur", deal(D1), 0)
+    assert exposure(view["state"]["hand"], "9S") == 9 / 53
+    # placing 4D takes 1 from the sum (1² → 0²), placing a 6 takes 3 (2² → 1²): 9/52 against 9/50
+    assert exposure([code for code in view["state"]["hand"] if code != "4D"], "9S") == 9 / 52
+
+
+def test_a_placement_of_the_targets_rank_hides_it_best() -> None:
+    """D1 after §8.3's first six moves: seat 0's chain ends 8H with 4 spaces left, and 7D, 9H and 9D fit. A 9 takes
+    the target's rank from 3 unseen cards to 2 (tadmur.md §6.2: seat 1 cannot see them), so both 9s are kept and
+    7D is dropped; all three keep the target reachable (§3.12)."""
+    state = play(deal(D1), "s0 place 6H, s1 place AS, s0 place 7H, s1 place 2S, s0 place 8H, s1 place 3S")
+    view = seat_view("tadmur", state, 0)
+    places = [action for action in view["legal_actions"] if action["type"] == "place"]
+    assert [action["card"] for action in places] == ["7D", "9H", "9D"]
+    assert least_exposed(view, places) == [{"type": "place", "card": "9H"}, {"type": "place", "card": "9D"}]
+
+
+def test_the_least_exposed_placement_must_keep_the_target_reachable() -> None:
+    """Target 9S, chain end AS (the ace wraps, tadmur.md §3.1) with 4 spaces left: a 2 would leave the target
+    unreachable (distance 7 in 4 steps, §3.12), a K would not (distance -4). The 2 is the seat's only one and would
+    expose the target least (1² → 0², where a K takes 3² → 2²), yet the Ks are kept; at the last space every
+    placement completes and all are kept."""
+    hand = ["2S", "5S", "7H", "9H", "KH", "KD", "KC"]
+    row = {"seat": 0, "starter": "5H", "chain": ["4H", "3S", "2H", "AS"], "spaces": 8, "empty": 4, "target": "9S",
+           "wrong_guesses": ["Q"]}
+    view: Any = {"you": 0, "state": {"rows": [row], "hand": hand}}
+    places = [{"type": "place", "card": card} for card in ("2S", "KH", "KD", "KC")]
+    assert exposure(hand[1:], "9S") < exposure([code for code in hand if code != "KH"], "9S")
+    assert least_exposed(view, places) == places[1:]
+    view["state"]["rows"][0] = {**row, "empty": 1}
+    assert least_exposed(view, places) == places
 
 
 def guesses(move: int) -> bool:
