@@ -16,7 +16,7 @@ and pairing, the first level's win rate and score (a win 1, a draw ½) with 95% 
 decision times per level (wall time, and the CPU time of the deciding process, which a busy machine inflates
 less); for Talmut also how its rounds went, per pairing and level (`TalmutCounts`): rounds per
 game, median turns per round, calls per round and how often a call was true, and the turns that took the discard
-pile's top card and put it straight back.
+pile's top card and put it straight back; for Tadmur, each level's guesses per game and the share that were right.
 
     python bench/ai_strength.py --games 40 --processes 2 --counts "talmut=20,medium-easy=60"
 
@@ -155,6 +155,7 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
     cpu: dict[str, list[float]] = defaultdict(list)
     rng = random.Random(f"{game_id}:{strong}:{weak}:{index}")
     counts = TalmutCounts(levels) if game_id == "talmut" else None
+    guesses: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # Tadmur: per level, guesses made and right
     for _ in range(MAX_ACTIONS):
         if game.result(state) is not None:
             break
@@ -179,6 +180,9 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
             rounds = len(state.history)
         state, events = game.apply(state, *move)
         version += 1
+        if move[1]["type"] == "guess":
+            guesses[levels[move[0]]][0] += 1
+            guesses[levels[move[0]]][1] += game.result(state) is not None
         if counts is not None:
             for record in state.history[rounds:]:
                 counts.round_ended(record)
@@ -186,6 +190,8 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
             histories[seat].extend(history_entry(version, event, seat) for event in events)
     result = game.result(state)
     talmut = {} if counts is None else {"talmut": counts.summary()}
+    if game_id == "tadmur":
+        talmut["guesses"] = dict(guesses)
     if result is None:
         return {"game": game_id, "pairing": f"{strong}-{weak}", "index": index, "win": 0.0, "draw": False,
                 "unfinished": True, "shared": False, "levels": levels, "best": [], "times": dict(times),
@@ -286,6 +292,24 @@ def talmut_table(results: list[dict[str, Any]], pairings: list[tuple[str, ...]])
                 f"{total['true_calls'] / max(1, calls):.0%} | {total['lowest_calls'] / max(1, calls):.0%} | "
                 f"{total['take_backs'] / max(1, total['seat_rounds']):.2f} | {total['ruled_swaps']} |"
             )
+    return lines
+
+
+def guess_table(results: list[dict[str, Any]], pairings: list[tuple[str, ...]]) -> list[str]:
+    """Markdown rows of Tadmur's guesses per pairing and level: guesses per game, and the share that were right.
+
+    A game whose every end is a correct guess (shared/rules/tadmur.md §3.6) is a guessing duel: each seat's
+    chances are its own rate of right guesses and the opponent's (docs/benchmarks.md, issue 44).
+    """
+    lines = ["| pairing | level | games | guesses per game | right | games ended by a right guess |",
+             "|---|---|---:|---:|---:|---:|"]
+    for strong, weak in pairings:
+        rows = [r for r in results if r["game"] == "tadmur" and r["pairing"] == f"{strong}-{weak}" and "guesses" in r]
+        for level in dict.fromkeys((strong, weak)):
+            made = sum(r["guesses"].get(level, [0, 0])[0] for r in rows)
+            right = sum(r["guesses"].get(level, [0, 0])[1] for r in rows)
+            lines.append(f"| {strong} vs {weak} | {level} | {len(rows)} | {made / max(1, len(rows)):.2f} | "
+                         f"{right / max(1, made):.1%} | {right} |")
     return lines
 
 
@@ -422,6 +446,8 @@ def main(argv: list[str] | None = None) -> None:
             )
     if "talmut" in games:
         print("\n" + "\n".join(talmut_table(results, pairings_of("talmut"))))
+    if "tadmur" in games:
+        print("\n" + "\n".join(guess_table(results, pairings_of("tadmur"))))
     if args.ladder:
         print("\n| game | level | rating | 95% CI |")
         print("|---|---|---:|---|")
