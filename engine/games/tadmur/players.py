@@ -341,9 +341,9 @@ def exposure(hand: Sequence[str], target: str) -> float:
     """How likely the opponent is to name `target`'s rank, as one that names ranks by their unseen cards would.
 
     The opponent cannot see the seat's hand and target (tadmur.md §6.2), so a rank's unseen cards are the seat's
-    cards of that rank plus one for the target's. A guesser that favours the likeliest ranks (the plurality of a
-    sampling search's deals: about the square of those counts, bench/yardsticks) names the target's rank with a
-    chance of its count squared over the sum of all counts squared.
+    cards of that rank plus one for the target's. A guesser that favours the likeliest ranks, as the plurality of a
+    sampling search's deals does, names the target's rank about as often as its count squared over the sum of all
+    counts squared (docs/benchmarks.md, issue 44).
     """
     unseen = Counter(rank_of(code) for code in hand)
     unseen[rank_of(target)] += 1
