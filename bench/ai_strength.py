@@ -189,16 +189,16 @@ def play_one(task: tuple[str, str, str, int]) -> dict[str, Any]:
         for seat in range(seats):
             histories[seat].extend(history_entry(version, event, seat) for event in events)
     result = game.result(state)
-    talmut = {} if counts is None else {"talmut": counts.summary()}
+    counted: dict[str, Any] = {} if counts is None else {"talmut": counts.summary()}
     if game_id == "tadmur":
-        talmut["guesses"] = dict(guesses)
+        counted["guesses"] = dict(guesses)
     if result is None:
         return {"game": game_id, "pairing": f"{strong}-{weak}", "index": index, "win": 0.0, "draw": False,
                 "unfinished": True, "shared": False, "levels": levels, "best": [], "times": dict(times),
-                "cpu": dict(cpu), **talmut}
+                "cpu": dict(cpu), **counted}
     win = strong_seat in result.winners
     return {
-        **talmut,
+        **counted,
         "game": game_id,
         "pairing": f"{strong}-{weak}",
         "index": index,
