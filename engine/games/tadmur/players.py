@@ -130,21 +130,29 @@ def _adjacent(first: int, second: int) -> bool:
     return (first - second) % CYCLE in (1, CYCLE - 1)
 
 
+def _prospects(card: str, hand: Sequence[str], mine: Mapping[str, Any]) -> tuple[bool, int]:
+    """What placing `card` leaves the seat's row: (target still reachable, cards of the rest of `hand` that fit next).
+
+    Reachable by tadmur.md §3.12, and always once the placement fills the last space; at the last space but one,
+    only cards that would complete fit next (§3.4).
+    """
+    target = rank_of(mine["target"])
+    empty_after = mine["empty"] - 1
+    value = rank_of(card)
+    rest = [rank_of(code) for code in hand if code != card]
+    followers = [other for other in rest if _adjacent(other, value)]
+    if empty_after == 1:  # the next card must complete (tadmur.md §3.4)
+        followers = [other for other in followers if _adjacent(other, target)]
+    keeps_reach = empty_after == 0 or reachable(target - value, empty_after + 1)
+    return keeps_reach, len(followers)
+
+
 def _best_placement(
     places: Sequence[Action], hand: Sequence[str], mine: Mapping[str, Any], rng: random.Random
 ) -> Action:
-    target = rank_of(mine["target"])
-    empty_after = mine["empty"] - 1
-
     def score(action: Action) -> tuple[bool, bool, int, float]:
-        card = action["card"]
-        value = rank_of(card)
-        rest = [rank_of(code) for code in hand if code != card]
-        followers = [other for other in rest if _adjacent(other, value)]
-        if empty_after == 1:  # the next card must complete (tadmur.md §3.4)
-            followers = [other for other in followers if _adjacent(other, target)]
-        keeps_reach = empty_after == 0 or reachable(target - value, empty_after + 1)
-        return keeps_reach, bool(followers), len(followers), rng.random()
+        keeps_reach, followers = _prospects(action["card"], hand, mine)
+        return keeps_reach, followers > 0, followers, rng.random()
 
     return max(places, key=score)
 
@@ -319,10 +327,10 @@ def root_actions(view: SeatView) -> list[Action]:
     Every wrong guess costs the same (one space, tadmur.md §3.6), so a guess of a less likely rank only lowers the
     chance of winning; dropping those leaves the search its samples for the real choice, guess or not. Ranks are
     weighed as the samples are drawn (`target_weights`, which reads the opponent's passes in `view["history"]`;
-    ties go to the first in rank order). Placements are narrowed by rule, not by the search: a placement changes
-    the chance that the opponent's next guesses are right by a few points, which the tree cannot tell apart within
-    its samples (its opponent guesses as one that knew the seat's target would), while it changes the seat's own
-    chances hardly at all when both seats guess every turn (docs/benchmarks.md, issue 44).
+    ties go to the first in rank order). Placements are narrowed by rule, not by the search: of those that keep
+    the row's way on as well as any, a placement changes the chance that the opponent's next guesses are right by a
+    few points, which the tree cannot tell apart within its samples (its opponent guesses as one that knew the
+    seat's target would; docs/benchmarks.md, issue 44).
     """
     actions = playable_actions(view)
     places = least_exposed(view, [action for action in actions if action["type"] == "place"])
@@ -337,37 +345,40 @@ def root_actions(view: SeatView) -> list[Action]:
     return places + others + [best]
 
 
-def exposure(hand: Sequence[str], target: str) -> float:
+def exposure(hand: Sequence[str], target: str, ruled_out: Sequence[str] = ()) -> float:
     """How likely the opponent is to name `target`'s rank, as one that names ranks by their unseen cards would.
 
     The opponent cannot see the seat's hand and target (tadmur.md §6.2), so a rank's unseen cards are the seat's
-    cards of that rank plus one for the target's. A guesser that favours the likeliest ranks, as the plurality of a
+    cards of that rank plus one for the target's; the ranks in `ruled_out` (the opponent's wrong guesses, which it
+    may not name again, §3.7) count for nothing. A guesser that favours the likeliest ranks, as the plurality of a
     sampling search's deals does, names the target's rank about as often as its count squared over the sum of all
     counts squared (docs/benchmarks.md, issue 44).
     """
-    unseen = Counter(rank_of(code) for code in hand)
+    out = {rank_of(rank) for rank in ruled_out}
+    unseen = Counter(rank for rank in map(rank_of, hand) if rank not in out)
     unseen[rank_of(target)] += 1
     return unseen[rank_of(target)] ** 2 / sum(count**2 for count in unseen.values())
 
 
 def least_exposed(view: SeatView, places: list[Action]) -> list[Action]:
-    """The placements after which the seat's target is least `exposure`d, among those keeping it reachable.
+    """Of the placements with the best `_prospects`, those after which the seat's target is least `exposure`d.
 
     A placement shows a card and so lowers its rank's unseen count: a card of the target's rank hides the target,
-    a card of a rank the seat holds few of gives it away least. Only placements that keep the target reachable
-    (tadmur.md §3.12) are weighed, when there are any; at the last space every legal placement completes.
+    a card of a rank the seat holds few of gives it away least. Only the placements that keep the target reachable
+    (tadmur.md §3.12) and can be followed by a card in hand are weighed when there are any, then those that keep
+    it reachable: hiding never costs the row its way on.
     """
     state, you = view["state"], view["you"]
-    mine = state["rows"][you]
-    if mine["empty"] == 1 or len(places) < 2:
-        return places
-    target = rank_of(mine["target"])
-    keep = [action for action in places if reachable(target - rank_of(action["card"]), mine["empty"])]
-    weighed = keep or places
+    mine, theirs = state["rows"][you], state["rows"][1 - you]
     hand = state["hand"]
-    scores = {action["card"]: exposure([code for code in hand if code != action["card"]], mine["target"])
+    prospects = {action["card"]: _prospects(action["card"], hand, mine) for action in places}
+    best = max(((reach, followers > 0) for reach, followers in prospects.values()), default=None)
+    weighed = [action for action in places
+               if (prospects[action["card"]][0], prospects[action["card"]][1] > 0) == best]
+    scores = {action["card"]: exposure([code for code in hand if code != action["card"]], mine["target"],
+                                       theirs["wrong_guesses"])
               for action in weighed}
-    least = min(scores.values())
+    least = min(scores.values(), default=0.0)
     return [action for action in weighed if scores[action["card"]] == least]
 
 

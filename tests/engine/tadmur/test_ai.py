@@ -219,20 +219,48 @@ def test_a_placement_of_the_targets_rank_hides_it_best() -> None:
     assert least_exposed(view, places) == [{"type": "place", "card": "9H"}, {"type": "place", "card": "9D"}]
 
 
+def placing_view(hand: list[str], chain: list[str], empty: int, their_wrong_guesses: list[str]) -> Any:
+    """The part of seat 0's view `least_exposed` reads: its hand, its row (starter 5H, target 9S) and seat 1's."""
+    mine = {"seat": 0, "starter": "5H", "chain": chain, "spaces": len(chain) + empty, "empty": empty, "target": "9S",
+            "wrong_guesses": []}
+    theirs = {"seat": 1, "starter": "KC", "chain": [], "spaces": 7, "empty": 7, "target": None,
+              "wrong_guesses": their_wrong_guesses}
+    return {"you": 0, "state": {"rows": [mine, theirs], "hand": hand}}
+
+
+def places_of(*codes: str) -> list[dict[str, Any]]:
+    return [{"type": "place", "card": code} for code in codes]
+
+
 def test_the_least_exposed_placement_must_keep_the_target_reachable() -> None:
     """Target 9S, chain end AS (the ace wraps, tadmur.md §3.1) with 4 spaces left: a 2 would leave the target
     unreachable (distance 7 in 4 steps, §3.12), a K would not (distance -4). The 2 is the seat's only one and would
-    expose the target least (1² → 0², where a K takes 3² → 2²), yet the Ks are kept; at the last space every
-    placement completes and all are kept."""
+    expose the target least (1² → 0², where a K takes 3² → 2²), yet the Ks are kept."""
     hand = ["2S", "5S", "7H", "9H", "KH", "KD", "KC"]
-    row = {"seat": 0, "starter": "5H", "chain": ["4H", "3S", "2H", "AS"], "spaces": 8, "empty": 4, "target": "9S",
-           "wrong_guesses": ["Q"]}
-    view: Any = {"you": 0, "state": {"rows": [row], "hand": hand}}
-    places = [{"type": "place", "card": card} for card in ("2S", "KH", "KD", "KC")]
+    view = placing_view(hand, ["4H", "3S", "2H", "AS"], 4, [])
     assert exposure(hand[1:], "9S") < exposure([code for code in hand if code != "KH"], "9S")
-    assert least_exposed(view, places) == places[1:]
-    view["state"]["rows"][0] = {**row, "empty": 1}
-    assert least_exposed(view, places) == places
+    assert least_exposed(view, places_of("2S", "KH", "KD", "KC")) == places_of("KH", "KD", "KC")
+
+
+def test_the_least_exposed_placement_must_leave_a_card_to_follow() -> None:
+    """Chain end 8H, target 9S, 4 spaces left, no 8 or 10 in hand: 9H would hide the target best but nothing could
+    follow it (the seat would be stuck for good, tadmur.md §3.10); 7D keeps 6S to follow, so 7D is kept."""
+    view = placing_view(["2C", "6S", "7D", "9H", "QS"], ["6H", "7H", "8H"], 4, [])
+    assert exposure(["2C", "6S", "7D", "QS"], "9S") < exposure(["2C", "6S", "9H", "QS"], "9S")
+    assert least_exposed(view, places_of("7D", "9H")) == places_of("7D")
+
+
+def test_the_opponents_wrong_guesses_are_out_of_the_exposure() -> None:
+    """Seat 1 guessed 6 wrong, so it cannot name 6 again (tadmur.md §3.7) and the 6s count for nothing: with 4S, 6S,
+    6D and 9H in hand the target's rank has 2 unseen cards of 3 that count, not of 5. At chain end 5S, placing a 6
+    keeps the 4 as the one other rank (2²/(2² + 1²) = 0.8 against 1.0 after placing 4S); were the 6s counted,
+    placing 4S would look best (2²/(2² + 2²) = 0.5 against 4/6)."""
+    hand = ["4S", "6S", "6D", "9H"]
+    assert exposure(hand, "9S", ["6"]) == 4 / 5
+    assert exposure(hand, "9S") == 4 / 9
+    assert least_exposed(placing_view(hand, ["6H", "5S"], 5, ["6"]), places_of("4S", "6S", "6D")) == places_of(
+        "6S", "6D")
+    assert least_exposed(placing_view(hand, ["6H", "5S"], 5, []), places_of("4S", "6S", "6D")) == places_of("4S")
 
 
 def guesses(move: int) -> bool:
