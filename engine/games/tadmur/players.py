@@ -334,15 +334,15 @@ def root_actions(view: SeatView) -> list[Action]:
     """
     actions = playable_actions(view)
     places = least_exposed(view, [action for action in actions if action["type"] == "place"])
-    others = [action for action in actions if action["type"] == "pass"]
+    passes = [action for action in actions if action["type"] == "pass"]
     guesses = [action for action in actions if action["type"] == "guess"]
     if not guesses:
-        return places + others
+        return places + passes
     by_rank: dict[str, float] = {}
     for code, weight in target_weights(view, view.get("history", ())).items():
         by_rank[code[:-1]] = by_rank.get(code[:-1], 0.0) + weight
     best = max(guesses, key=lambda action: by_rank.get(action["rank"], 0.0))
-    return places + others + [best]
+    return places + passes + [best]
 
 
 def exposure(hand: Sequence[str], target: str, ruled_out: Sequence[str] = ()) -> float:
@@ -371,10 +371,12 @@ def least_exposed(view: SeatView, places: list[Action]) -> list[Action]:
     state, you = view["state"], view["you"]
     mine, theirs = state["rows"][you], state["rows"][1 - you]
     hand = state["hand"]
-    prospects = {action["card"]: _prospects(action["card"], hand, mine) for action in places}
-    best = max(((reach, followers > 0) for reach, followers in prospects.values()), default=None)
-    weighed = [action for action in places
-               if (prospects[action["card"]][0], prospects[action["card"]][1] > 0) == best]
+    outlooks = {}  # per card: (target still reachable, a card to follow)
+    for action in places:
+        reach, followers = _prospects(action["card"], hand, mine)
+        outlooks[action["card"]] = (reach, followers > 0)
+    best = max(outlooks.values(), default=None)
+    weighed = [action for action in places if outlooks[action["card"]] == best]
     scores = {action["card"]: exposure([code for code in hand if code != action["card"]], mine["target"],
                                        theirs["wrong_guesses"])
               for action in weighed}
