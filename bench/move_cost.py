@@ -15,7 +15,8 @@ tree before and after it:
   reads after each move). Per POST and per GET: game-Redis commands and CPU, web CPU. Bytes of a game: `MEMORY
   USAGE` of its keys once seated and after its moves.
 - waiting moves: the same games replayed again, new, as players play them: each move posted without `If-Match`
-  while the other seat long-polls (`after_version`, `wait=30`), each seat on a connection of its own. Per move
+  while the other seat long-polls (`after_version`, `wait=30`), each seat on a connection of its own, new for each
+  game (whether a game's two connections share a web process is gunicorn's draw, made again per game). Per move
   (its POST and the other seat's long-poll, which the move wakes): game-Redis commands and CPU, web CPU.
 - AI moves, per level of `--levels`: `--ai-games` Durak games of a human seat (random legal moves, at most
   `--ai-moves` of them, each after a long-poll for its turn) against an AI seat of that level, played at once.
@@ -166,12 +167,14 @@ def waiting_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: in
     base = stack.base_url
     scripts = {seed: record_script(base, TABLE, seed)[:moves] for seed in range(games)}
     played = [(seed, *new_human_game(base, TABLE, seed)[:2]) for seed in scripts]
-    sessions = [requests.Session(), requests.Session()]  # each player its own connection, as players have
     calls = command_calls(game)
     before = read(stack, game, queue)
     count = 0
     with ThreadPoolExecutor(max_workers=1) as waiter:
         for seed, game_id, tokens in played:
+            # each player its own connection, as players have: whether the two land on one web process or on
+            # two (a woken long-poll then reads the move's record) is gunicorn's, so each game draws it anew
+            sessions = [requests.Session(), requests.Session()]
             url = f"{base}/v1/games/{game_id}"
             for step, (seat, action) in enumerate(scripts[seed]):
                 version, other = TABLE.started_at + step, 1 - seat
@@ -185,6 +188,8 @@ def waiting_moves(stack: Stack, game: redis.Redis, queue: redis.Redis, games: in
                 woken = held.result(timeout=60)
                 assert woken.status_code == 200 and woken.json()["version"] == version + 1, woken.text
                 count += 1
+            for session in sessions:
+                session.close()
     spent = cost(before, read(stack, game, queue))
     spent_calls = command_calls(game) - calls
     return [

@@ -5,8 +5,11 @@ Fixed windows (`RATE_LIMIT_PER_ADDRESS`, `RATE_LIMIT_PER_TOKEN`, in the `limits`
 own requests at once and adds them to the shared counts in Redis (under `<KEY_PREFIX>:ratelimit:`) in batches,
 every `SYNC_SECONDS`, in one pipelined round trip that also tells it the total of every process and pod: a check
 costs no round trip of its own, is exact for this process's requests and lags by about `SYNC_SECONDS` for the
-others'. Probes and `/metrics` are not limited. Over a limit: 429 `rate_limited` with `Retry-After`, the seconds
-until the breached window ends.
+others'. A counter is shared only once this process holds as many hits of it as a client at the limit's rate sends
+in `SYNC_SECONDS` (`share_at`): the hits a process holds back are then fewer than the sync's lag lets through
+already, and a player at human pace (a request every few seconds, against a limit of thousands a second) costs
+Redis no command. Probes and `/metrics` are not limited. Over a limit: 429 `rate_limited` with `Retry-After`, the
+seconds until the breached window ends.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import time
 import redis
 from flask import Flask, request
 from flask_smorest import abort
-from limits import parse_many
+from limits import RateLimitItem, parse_many
 
 from service.auth import bearer_token
 from service.extensions import UNLIMITED_PATHS
@@ -46,37 +49,45 @@ class SharedCounts:
         self.client = client
         self.prefix = prefix
         self._lock = threading.Lock()
-        # counter -> (hits not yet in Redis, window length in s, window end as Unix time)
-        self._pending: dict[str, tuple[int, int, float]] = {}
+        # counter -> (hits not yet in Redis, window length in s, window end as Unix time, hits worth sharing)
+        self._pending: dict[str, tuple[int, int, float, int]] = {}
         # counter -> (every process's count at the last sync, window end)
         self._totals: dict[str, tuple[int, float]] = {}
         self._syncer: threading.Thread | None = None
 
-    def hit(self, counter: str, seconds: int, window_end: float) -> int:
-        """Count one request on `counter` (a window of `seconds` ending at Unix time `window_end`); its count now."""
+    def hit(self, counter: str, seconds: int, window_end: float, share_at: int = 1) -> int:
+        """Count one request on `counter` (a window of `seconds` ending at Unix time `window_end`); its count now.
+
+        The hits are added to Redis's count at a sync once there are at least `share_at` of them.
+        """
         with self._lock:
-            hits = self._pending.get(counter, (0, seconds, window_end))[0] + 1
-            self._pending[counter] = (hits, seconds, window_end)
+            hits = self._pending.get(counter, (0,))[0] + 1
+            self._pending[counter] = (hits, seconds, window_end, share_at)
             if self._syncer is None:
                 self._syncer = threading.Thread(target=self._sync_forever, name="cardroom-ratelimit", daemon=True)
                 self._syncer.start()
             return self._totals.get(counter, (0, window_end))[0] + hits
 
     def sync(self, now: float | None = None) -> None:
-        """Add this process's new hits to Redis in one round trip and learn every process's totals.
+        """Add this process's hits worth sharing to Redis in one round trip and learn every process's totals.
+
+        A counter whose window has ended by `now` (Unix time) is forgotten, its hits not yet shared with it.
 
         Raises:
             redis.RedisError: Redis is unreachable (the hits are kept and added at the next sync).
         """
+        now = time.time() if now is None else now
         with self._lock:
-            batch, self._pending = self._pending, {}
+            batch = {counter: pending for counter, pending in self._pending.items() if pending[0] >= pending[3]}
+            self._pending = {counter: pending for counter, pending in self._pending.items()
+                             if counter not in batch and pending[2] >= now}
             fresh = {counter for counter in batch if counter not in self._totals}  # not in Redis from this process
         replies: list[int] = []
         if batch:
             try:
                 with self.client.pipeline(transaction=False) as pipe:
                     totals_at = []  # where each counter's INCRBY, whose answer is its total, is in the pipeline
-                    for counter, (hits, seconds, _) in batch.items():
+                    for counter, (hits, seconds, _, _) in batch.items():
                         name = f"{self.prefix}:ratelimit:{counter}"
                         totals_at.append(len(pipe))
                         pipe.incrby(name, hits)
@@ -88,12 +99,11 @@ class SharedCounts:
                     replies = [answers[position] for position in totals_at]
             except STORE_ERRORS:
                 with self._lock:
-                    for counter, (hits, seconds, end) in batch.items():
-                        self._pending[counter] = (self._pending.get(counter, (0, seconds, end))[0] + hits, seconds, end)
+                    for counter, (hits, seconds, end, share_at) in batch.items():
+                        self._pending[counter] = (self._pending.get(counter, (0,))[0] + hits, seconds, end, share_at)
                 raise
-        now = time.time() if now is None else now
         with self._lock:
-            for (counter, (_, _, end)), total in zip(batch.items(), replies, strict=True):
+            for (counter, (_, _, end, _)), total in zip(batch.items(), replies, strict=True):
                 self._totals[counter] = (total, end)
             for counter in [name for name, (_, end) in self._totals.items() if end < now]:
                 del self._totals[counter]
@@ -123,11 +133,8 @@ def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | Non
     """Check both limits before every request of `app` (unless `RATE_LIMIT_ENABLED` is off); returns the counters."""
     if not app.config["RATE_LIMIT_ENABLED"]:
         return None
-    # (limit, its amount, its window in seconds, the counter's name after the client's) of each, worked out once
-    per_address = [(limit, limit.amount, limit.get_expiry(), f"{limit.amount}/{limit.get_expiry()}")
-                   for limit in parse_many(app.config["RATE_LIMIT_PER_ADDRESS"])]
-    per_token = [(limit, limit.amount, limit.get_expiry(), f"{limit.amount}/{limit.get_expiry()}")
-                 for limit in parse_many(app.config["RATE_LIMIT_PER_TOKEN"])]
+    per_address = [_terms(limit) for limit in parse_many(app.config["RATE_LIMIT_PER_ADDRESS"])]
+    per_token = [_terms(limit) for limit in parse_many(app.config["RATE_LIMIT_PER_TOKEN"])]
     counts = SharedCounts(client, prefix)
 
     @app.before_request
@@ -139,11 +146,22 @@ def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | Non
         if token:
             limits += [(f"token:{hash_token(token)}", limit) for limit in per_token]
         now = time.time()
-        for who, (limit, amount, seconds, name) in limits:
+        for who, (limit, amount, seconds, name, share_at) in limits:
             window = int(now // seconds)
-            if counts.hit(f"{who}:{name}:{window}", seconds, (window + 1) * seconds) > amount:
+            if counts.hit(f"{who}:{name}:{window}", seconds, (window + 1) * seconds, share_at) > amount:
                 RATE_LIMITED.labels(who.partition(":")[0]).inc()
                 abort(429, message=f"too many requests: at most {limit}; retry later", error="rate_limited",
                       headers={"Retry-After": str(max(1, math.ceil((window + 1) * seconds - now)))})
 
     return counts
+
+
+def _terms(limit: RateLimitItem) -> tuple[RateLimitItem, int, int, str, int]:
+    """A limit, its amount, its window in seconds, its counter's name after the client's, and its `share_at`.
+
+    `share_at` is what a client at the limit's rate sends in `SYNC_SECONDS` (at least 1): shared no sooner, a
+    process's unshared hits stay within the lag every count has already.
+    """
+    seconds = limit.get_expiry()
+    share_at = max(1, int(limit.amount * SYNC_SECONDS / seconds))
+    return limit, limit.amount, seconds, f"{limit.amount}/{seconds}", share_at

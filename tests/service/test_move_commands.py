@@ -134,6 +134,44 @@ def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(own_redis: 
     assert 0 < client.ttl("limits:ratelimit:address:a:5000/60:1") <= 61
 
 
+def test_a_rate_limit_counter_is_shared_once_it_holds_what_the_limit_allows_in_a_sync(own_redis: RedisServer,
+                                                                                       monkeypatch) -> None:
+    """Under a limit of 2,000 a second a client at the limit sends 100 requests in a 50 ms sync: a counter with
+    fewer hits sends Redis nothing and is forgotten with its window; at 100 they are added in one INCRBY."""
+    monkeypatch.setattr("service.ratelimit.SYNC_SECONDS", 3600)  # only this test's syncs
+    client = own_redis.client()
+    counts = SharedCounts(client, "limits")
+    end = time.time() + 60
+    client.ping()
+    for _ in range(99):
+        counts.hit("token:t:2000/1:1", 1, end, share_at=100)
+    _, commands = counted(client, counts.sync)
+    assert commands == Counter() and client.keys("limits:*") == []
+    assert counts.hit("token:t:2000/1:1", 1, end, share_at=100) == 100  # still counted here
+    _, commands = counted(client, counts.sync)
+    assert commands == Counter({"incrby": 1, "expire": 1})
+    assert int(client.get("limits:ratelimit:token:t:2000/1:1")) == 100
+    counts.hit("token:u:2000/1:1", 1, end, share_at=100)
+    _, commands = counted(client, lambda: counts.sync(now=end + 1))  # its window is over: nothing shared or kept
+    assert commands == Counter() and counts.hit("token:u:2000/1:1", 1, end, share_at=100) == 1
+
+
+def test_players_at_human_pace_cost_the_rate_limits_no_command(own_redis: RedisServer) -> None:
+    """With the default limits (5,000 a second per address, 2,000 per token) a few requests of one player are
+    counted in the process alone; under a limit of 5 a minute every hit is shared."""
+    settings = {"REDIS_URL": own_redis.url, "KEY_PREFIX": "limits", "RQ_QUEUE": "limits", "TESTING": True}
+    client = own_redis.client()
+    api = Api(create_app(settings), client)
+    game_id, tokens = api.create_humans(deck=K1)
+    assert [api.view(game_id, tokens[0]).status_code for _ in range(3)] == [200] * 3
+    _, commands = counted(client, api.app.extensions["ratelimit"].sync)
+    assert commands == Counter() and client.keys("limits:ratelimit:*") == []
+    strict = Api(create_app(settings | {"RATE_LIMIT_PER_ADDRESS": "5/minute"}), client)
+    assert strict.client.get("/v1/rules").status_code == 200
+    strict.app.extensions["ratelimit"].sync()
+    assert [int(client.get(key)) for key in client.keys("limits:ratelimit:*")] == [1]
+
+
 def test_an_idempotent_move_reads_its_key_with_the_game_and_claims_it_in_the_same_step(api: Api) -> None:
     """The key is read with the record (one round trip, HGETALL then GET), claimed inside the compare-and-set
     (SET), and the first response kept after (SET); a repeat reads both and replays; a rejected request leaves no
