@@ -80,15 +80,16 @@ def reading_seat(record: GameRecord, seat: int) -> int | None:
     return seat if record.seats[seat].kind == "human" else None
 
 
-def player_seat(record: GameRecord) -> int:
+def player_seat(record: GameRecord, mark: bool = True) -> int:
     """The seat of the request's token, whose presence it records; 401 `unauthorized` without one or of no seat.
 
     The 401's message says which: no bearer token (none sent, or another scheme), or a token of no seat.
 
     Every authenticated request counts as the seat being present (`mark_present`): the view's `last_seen`, so
-    clients can show that a player went away.
+    clients can show that a player went away. `mark` False leaves the mark to the caller: a move records it in
+    its own write (service/turns.py `play`'s `present`), and a refused one with `mark_present`.
     """
-    return _token_seat(record)[0]
+    return _token_seat(record, mark)[0]
 
 
 def unauthorized(message: str) -> NoReturn:
@@ -97,7 +98,7 @@ def unauthorized(message: str) -> NoReturn:
     raise AssertionError("abort() raised")  # never reached: flask-smorest publishes no type hints to tell mypy so
 
 
-def _token_seat(record: GameRecord) -> tuple[int, str]:
+def _token_seat(record: GameRecord, mark: bool = True) -> tuple[int, str]:
     token = bearer_token()
     token_hash = None if token is None else hash_token(token)
     seat = None if token_hash is None else seat_for_hash(record, token_hash)
@@ -105,7 +106,8 @@ def _token_seat(record: GameRecord) -> tuple[int, str]:
         # no token is not a wrong token: the client must learn what to send
         unauthorized("this token holds no seat of this game" if token is not None else
                      "a bearer token is required: send Authorization: Bearer <player_token>")
-    mark_present(record, seat)
+    if mark:
+        mark_present(record, seat)
     return seat, token_hash
 
 

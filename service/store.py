@@ -237,8 +237,12 @@ class GameStore:
         deadline: float | None = None,
         previous_status: str | None = None,
         claim: KeyClaim | None = None,
+        seen: tuple[int, float] | None = None,
     ) -> None:
         """Write `record` (whose version must be `expected_version + 1`) and append `events`, atomically.
+
+        `seen` is `(seat, Unix time)` of the player whose request this move is: its presence (`touch_seen`) is
+        written in the same command as the record, and `record.last_seen` shows it.
 
         Sets `record.written_at` to now, and `record.read_at` as a read begun when the write was sent would.
         `deadline` (Unix seconds) is the mover's clock's at `expected_version`: compared with Redis's clock (`TIME`)
@@ -272,6 +276,7 @@ class GameStore:
         args = [
             str(expected_version), str(record.version), record.to_json(), str(ttl) if renew else "",
             "" if deadline is None else repr(deadline), claim.text if claim else "", str(claim.seconds if claim else 0),
+            f"{SEEN.decode()}{seen[0]}" if seen else "", repr(seen[1]) if seen else "",
             *[json.dumps(e) for e in events],
         ]
         started = time.monotonic()
@@ -284,6 +289,8 @@ class GameStore:
         if not written:
             raise VersionConflict(record.game_id)
         record.read_at = started  # Redis held it from then on, as after a read begun then (service/cache.py)
+        if seen:
+            record.last_seen = {**record.last_seen, seen[0]: seen[1]}
         if previous_status == record.status == Status.ACTIVE:
             return
         try:

@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 # One atomic step: compare the version, and Redis's clock with the mover's deadline (ARGV[5], Unix seconds, or ''),
-# write the record, append the events, claim the request's Idempotency-Key (KEYS[4] holds ARGV[6] for ARGV[7]
+# write the record (and the mover's presence: field ARGV[8] holds ARGV[9], none when ARGV[8] is ''), append the
+# events (ARGV[10:]), claim the request's Idempotency-Key (KEYS[4] holds ARGV[6] for ARGV[7]
 # seconds; none when ARGV[6] is ''), renew the game's lifetime (ARGV[4] seconds, docs/operations/limits.md
 # "Lifetimes", or '': `GameStore.save` renewed it a moment ago; its presence lives in the same hash), publish
 # (docs/API.md versions). Nothing is half-written: Lua scripts run whole or not at all. `{publish}` is PUBLISH, or
@@ -18,8 +19,12 @@ if ARGV[5] ~= '' then
   local now = redis.call('TIME')
   if tonumber(now[1]) + tonumber(now[2]) / 1000000 >= tonumber(ARGV[5]) then return -1 end
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
-if #ARGV >= 8 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 8)) end
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3], ARGV[8], ARGV[9])
+else
+  redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
+end
+if #ARGV >= 10 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 10)) end
 if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'EX', ARGV[7]) end
 if ARGV[4] ~= '' then
   redis.call('EXPIRE', KEYS[1], ARGV[4])

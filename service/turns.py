@@ -243,6 +243,7 @@ def play(
     by_clock: clocks.ClockMove | None = None,
     decision: tuple[str, float] | None = None,
     claim: KeyClaim | None = None,
+    present: bool = False,
 ) -> GameRecord:
     """Apply `action` for `seat` to `record` and store it as version + 1; return the new record.
 
@@ -251,7 +252,8 @@ def play(
     says the clock made this move for the seat (service/clocks.py `next_clock`), None: the seat itself.
     `decision` is an AI seat's `(level, seconds it took to choose)`, counted with the action
     (service/game_metrics.py `count_action`). `claim` is the request's `Idempotency-Key`, claimed by the same write
-    (service/idempotency.py).
+    (service/idempotency.py). `present`: the move is the request of `seat`'s player, whose presence (`last_seen`,
+    service/auth.py `mark_present`) the same write records.
 
     Raises:
         GameFinished: the game has a result (docs/API.md errors, 409).
@@ -284,7 +286,8 @@ def play(
     # resignation loses at least as much as the timeout would, so leaving always works
     own_move = by_clock is None and action["type"] != "resign"
     deadline = clocks.deadlines(record).get(seat) if own_move else None
-    store.save(new_record, record.version, stored, deadline=deadline, previous_status=record.status, claim=claim)
+    store.save(new_record, record.version, stored, deadline=deadline, previous_status=record.status, claim=claim,
+               seen=(seat, time.time()) if present else None)
     count_action(store.client, store.prefix, record.game, action["type"], notes, decision)
     wake_ai(store, queues, new_record)
     webhooks.notify(store, queues, record, new_record, None if by_clock else seat)
@@ -309,7 +312,7 @@ def play_in_arrival_order(
     `judged_again` False (the request named the version it was meant for, `If-Match`) it is not retried, nor a
     move the seat's clock ran out before (its timeout comes next). The write that won may have applied a repeat of
     this very request (`idempotent`'s key then holds its claim): its first response is returned instead of a new
-    record (service/idempotency.py).
+    record (service/idempotency.py). The move's write records the seat's presence (`play`'s `present`).
 
     Raises:
         VersionConflict: another write landed first and the action is not judged again (or lost every time).
@@ -335,7 +338,8 @@ def play_in_arrival_order(
 def _play_judged(store: GameStore, queues: Queues, record: GameRecord, seat: int,
                  judge: Callable[[GameRecord], Action], idempotent: IdempotentRequest | None) -> GameRecord:
     action = judge(record)
-    return play(store, queues, record, seat, action, claim=idempotent.claim() if idempotent is not None else None)
+    return play(store, queues, record, seat, action, claim=idempotent.claim() if idempotent is not None else None,
+                present=True)
 
 
 def refuse_resigned_seat(record: GameRecord, seat: int, action: Action) -> None:

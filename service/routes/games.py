@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 from engine import GAMES
 from engine.errors import GameError
 from engine.protocol import Action
-from service.auth import bearer_token, player_seat, reader, reading_seat, unauthorized
+from service.auth import bearer_token, mark_present, player_seat, reader, reading_seat, unauthorized
 from service.extensions import services
 from service.idempotency import IdempotentRequest
 from service.records import GameRecord, Status, hash_token
@@ -297,14 +297,23 @@ class Actions(MethodView):
         `name` is that key's Redis key. Returns what `play_in_arrival_order` returns, the token's seat and the
         idempotent request. Raises what `player_seat`, `judge` and `play_in_arrival_order` raise, all before any
         write (`play` refuses before it stores), so a caller may ask again on another record.
+
+        The seat's presence is written with the move (no round trip of its own); a request that writes no move
+        (refused, or a repeat) marks it as any other request does (`mark_present`).
         """
-        store, seat, body = services().store, player_seat(record), request.get_json(silent=True)
+        store, seat, body = services().store, player_seat(record, mark=False), request.get_json(silent=True)
         idempotent = IdempotentRequest(store, name, seat, body) if name else None
-        first = idempotent.first_response(remembered) if idempotent is not None else None
-        played = first or play_in_arrival_order(
-            store, services().queues, services().records, record, seat, lambda current: self.judge(current, seat, body),
-            idempotent, judged_again=not request.if_match,
-        )
+        try:
+            first = idempotent.first_response(remembered) if idempotent is not None else None
+            played = first or play_in_arrival_order(
+                store, services().queues, services().records, record, seat,
+                lambda current: self.judge(current, seat, body), idempotent, judged_again=not request.if_match,
+            )
+        except Exception:
+            mark_present(record, seat)
+            raise
+        # after a move, its record shows the mark just written: this process notes it and asks Redis nothing
+        mark_present(played if isinstance(played, GameRecord) else record, seat)
         return played, seat, idempotent
 
     @staticmethod

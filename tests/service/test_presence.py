@@ -177,6 +177,29 @@ def test_a_mark_the_record_shows_another_process_wrote_is_not_asked_for_again(ap
     assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
 
 
+def test_a_move_records_its_players_presence_in_its_own_write(api, clock, monkeypatch):
+    """A move 20 s after its seat was last seen writes the mark with the record: no presence script of its own
+    (at human pace one move in two or three made one), and every view shows the move's time."""
+    game_id, tokens = humans(api, deck=K1)
+    api.view(game_id, tokens[0])
+    store = api.services.store
+    asked: list[float] = []
+    touch_seen = type(store).touch_seen
+    monkeypatch.setattr(type(store), "touch_seen",
+                        lambda self, record, seat, now, every: (asked.append(now), touch_seen(self, record, seat, now,
+                                                                                              every))[1])
+    clock.now += 20
+    moved = api.act(game_id, tokens[0], {"type": "attack", "card": "6H"})
+    assert moved.status_code == 200 and moved.json["seats"][0]["last_seen"] == utc_iso(clock.now)
+    assert asked == []
+    assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
+    assert store.load(game_id).last_seen[0] == clock.now
+    clock.now += 20
+    refused = api.act(game_id, tokens[0], {"type": "attack", "card": "6H"})  # seat 1 defends now: not yours
+    assert refused.status_code == 403 and asked == [clock.now]  # a refused move still shows its player here
+    assert api.view(game_id).json["seats"][0]["last_seen"] == utc_iso(clock.now)
+
+
 def test_the_next_player_of_a_freed_seat_is_seen_at_once(api, clock):
     # a waiting Talmut game: Bob takes seat 1, is seen, leaves; Cy takes the seat 5 s later and reads the game
     created = api.create([{"kind": "human"}] * 3, game="talmut", options={"claim_after_seconds": AFTER}).json
