@@ -117,14 +117,20 @@ def test_a_move_of_an_active_game_leaves_its_index_entries_alone(api: Api) -> No
     assert api.connection.zscore(store.lobby.index_key("finished"), game_id) is not None
 
 
-def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(own_redis: RedisServer, monkeypatch) -> None:
+@pytest.fixture
+def counts(own_redis: RedisServer, monkeypatch: pytest.MonkeyPatch) -> SharedCounts:
+    """Rate-limit counters on the test's own Redis (connected), synced only when the test calls `sync`."""
+    monkeypatch.setattr("service.ratelimit.SYNC_SECONDS", 3600)
+    counts = SharedCounts(own_redis.client(), "limits")
+    counts.client.ping()
+    return counts
+
+
+def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(counts: SharedCounts) -> None:
     """A process's first sync of a window's counter sends INCRBY and EXPIRE, every later one INCRBY alone; the
     counter lives past its window."""
-    monkeypatch.setattr("service.ratelimit.SYNC_SECONDS", 3600)  # only this test's syncs
-    client = own_redis.client()
-    counts = SharedCounts(client, "limits")
+    client = counts.client
     end = time.time() + 60
-    client.ping()
     for sync in range(3):
         counts.hit("address:a:5000/60:1", 60, end)
         counts.hit("token:t:2000/60:1", 60, end)
@@ -134,15 +140,11 @@ def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(own_redis: 
     assert 0 < client.ttl("limits:ratelimit:address:a:5000/60:1") <= 61
 
 
-def test_a_rate_limit_counter_is_shared_once_it_holds_what_the_limit_allows_in_a_sync(own_redis: RedisServer,
-                                                                                       monkeypatch) -> None:
+def test_a_rate_limit_counter_is_shared_once_it_holds_what_the_limit_allows_in_a_sync(counts: SharedCounts) -> None:
     """Under a limit of 2,000 a second a client at the limit sends 100 requests in a 50 ms sync: a counter with
     fewer hits sends Redis nothing and is forgotten with its window; at 100 they are added in one INCRBY."""
-    monkeypatch.setattr("service.ratelimit.SYNC_SECONDS", 3600)  # only this test's syncs
-    client = own_redis.client()
-    counts = SharedCounts(client, "limits")
+    client = counts.client
     end = time.time() + 60
-    client.ping()
     for _ in range(99):
         counts.hit("token:t:2000/1:1", 1, end, share_at=100)
     _, commands = counted(client, counts.sync)
