@@ -5,11 +5,11 @@ Fixed windows (`RATE_LIMIT_PER_ADDRESS`, `RATE_LIMIT_PER_TOKEN`, in the `limits`
 own requests at once and adds them to the shared counts in Redis (under `<KEY_PREFIX>:ratelimit:`) in batches,
 every `SYNC_SECONDS`, in one pipelined round trip that also tells it the total of every process and pod: a check
 costs no round trip of its own, is exact for this process's requests and lags by about `SYNC_SECONDS` for the
-others'. A counter is shared only once this process holds as many hits of it as a client at the limit's rate sends
-in `SYNC_SECONDS` (`share_at`): the hits a process holds back are then fewer than the sync's lag lets through
-already, and a player at human pace (a request every few seconds, against a limit of thousands a second) costs
-Redis no command. Probes and `/metrics` are not limited. Over a limit: 429 `rate_limited` with `Retry-After`, the
-seconds until the breached window ends.
+others'. A counter is shared only once this process holds `SHARE_FRACTION` of the limit's amount in hits of it
+(`share_at`, at least 1): each process may hold back that much in a window, so N processes let a client spread
+over them reach the limit plus N hundredths of it before a refusal (20 processes: 1.2 times the limit), and a
+player at human pace, against limits of thousands a second, costs Redis no command. Probes and `/metrics` are not
+limited. Over a limit: 429 `rate_limited` with `Retry-After`, the seconds until the breached window ends.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ log = logging.getLogger(__name__)
 SYNC_SECONDS = 0.05
 """How often a process adds its counts to the shared ones in Redis (and reads every process's total back)."""
 IDLE_SYNCS = 100
-"""After this many syncs in a row with no new hit (5 s), the sync stops until the next hit."""
+"""After this many syncs in a row with nothing to share (5 s), the sync stops until the next hit."""
+SHARE_FRACTION = 0.01
+"""The share of a limit's amount a process counts alone before it adds the hits to the shared count."""
 
 
 class SharedCounts:
@@ -51,6 +53,8 @@ class SharedCounts:
         self._lock = threading.Lock()
         # counter -> (hits not yet in Redis, window length in s, window end as Unix time, hits worth sharing)
         self._pending: dict[str, tuple[int, int, float, int]] = {}
+        self._due: set[str] = set()  # the counters of `_pending` with `share_at` hits or more
+        self._purged_at = 0.0  # when counters whose window ended were last dropped from `_pending`
         # counter -> (every process's count at the last sync, window end)
         self._totals: dict[str, tuple[int, float]] = {}
         self._syncer: threading.Thread | None = None
@@ -63,6 +67,8 @@ class SharedCounts:
         with self._lock:
             hits = self._pending.get(counter, (0,))[0] + 1
             self._pending[counter] = (hits, seconds, window_end, share_at)
+            if hits >= share_at:
+                self._due.add(counter)
             if self._syncer is None:
                 self._syncer = threading.Thread(target=self._sync_forever, name="cardroom-ratelimit", daemon=True)
                 self._syncer.start()
@@ -71,16 +77,19 @@ class SharedCounts:
     def sync(self, now: float | None = None) -> None:
         """Add this process's hits worth sharing to Redis in one round trip and learn every process's totals.
 
-        A counter whose window has ended by `now` (Unix time) is forgotten, its hits not yet shared with it.
+        Counters whose window has ended by `now` (Unix time) are forgotten with the hits they held back (looked for
+        at most once a second: each look walks every held-back counter).
 
         Raises:
             redis.RedisError: Redis is unreachable (the hits are kept and added at the next sync).
         """
         now = time.time() if now is None else now
         with self._lock:
-            batch = {counter: pending for counter, pending in self._pending.items() if pending[0] >= pending[3]}
-            self._pending = {counter: pending for counter, pending in self._pending.items()
-                             if counter not in batch and pending[2] >= now}
+            batch = {counter: self._pending.pop(counter) for counter in self._due}
+            self._due = set()
+            if now - self._purged_at >= 1.0:  # once a second: a walk over every held-back counter
+                self._pending = {counter: pending for counter, pending in self._pending.items() if pending[2] >= now}
+                self._purged_at = now
             fresh = {counter for counter in batch if counter not in self._totals}  # not in Redis from this process
         replies: list[int] = []
         if batch:
@@ -101,6 +110,7 @@ class SharedCounts:
                 with self._lock:
                     for counter, (hits, seconds, end, share_at) in batch.items():
                         self._pending[counter] = (self._pending.get(counter, (0,))[0] + hits, seconds, end, share_at)
+                        self._due.add(counter)
                 raise
         with self._lock:
             for (counter, (_, _, end, _)), total in zip(batch.items(), replies, strict=True):
@@ -114,7 +124,7 @@ class SharedCounts:
         while True:
             time.sleep(SYNC_SECONDS)
             with self._lock:
-                idle = 0 if self._pending else idle + 1
+                idle = 0 if self._due else idle + 1
                 if idle >= IDLE_SYNCS:
                     self._syncer = None  # under the lock: a hit from now on starts a new one
                     return
@@ -159,9 +169,8 @@ def init_app(app: Flask, client: redis.Redis, prefix: str) -> SharedCounts | Non
 def _terms(limit: RateLimitItem) -> tuple[RateLimitItem, int, int, str, int]:
     """A limit, its amount, its window in seconds, its counter's name after the client's, and its `share_at`.
 
-    `share_at` is what a client at the limit's rate sends in `SYNC_SECONDS` (at least 1): shared no sooner, a
-    process's unshared hits stay within the lag every count has already.
+    `share_at` is `SHARE_FRACTION` of the amount, at least 1: 20 under `2000/second`, 1 under `20/second`.
     """
     seconds = limit.get_expiry()
-    share_at = max(1, int(limit.amount * SYNC_SECONDS / seconds))
+    share_at = max(1, int(limit.amount * SHARE_FRACTION))
     return limit, limit.amount, seconds, f"{limit.amount}/{seconds}", share_at

@@ -141,8 +141,8 @@ def test_the_rate_limits_give_each_windows_counter_its_lifetime_once(counts: Sha
 
 
 def test_a_rate_limit_counter_is_shared_once_it_holds_what_the_limit_allows_in_a_sync(counts: SharedCounts) -> None:
-    """Under a limit of 2,000 a second a client at the limit sends 100 requests in a 50 ms sync: a counter with
-    fewer hits sends Redis nothing and is forgotten with its window; at 100 they are added in one INCRBY."""
+    """A counter holding fewer than its `share_at` hits (here 100) sends Redis nothing and is forgotten with its
+    window; at 100 they are added in one INCRBY."""
     client = counts.client
     end = time.time() + 60
     for _ in range(99):
@@ -159,8 +159,8 @@ def test_a_rate_limit_counter_is_shared_once_it_holds_what_the_limit_allows_in_a
 
 
 def test_players_at_human_pace_cost_the_rate_limits_no_command(own_redis: RedisServer) -> None:
-    """With the default limits (5,000 a second per address, 2,000 per token) a few requests of one player are
-    counted in the process alone; under a limit of 5 a minute every hit is shared."""
+    """With the default limits (5,000 a second per address, 2,000 per token: a hundredth of them is 50 and 20) a
+    few requests of one player are counted in the process alone; under a limit of 5 a minute every hit is shared."""
     settings = {"REDIS_URL": own_redis.url, "KEY_PREFIX": "limits", "RQ_QUEUE": "limits", "TESTING": True}
     client = own_redis.client()
     api = Api(create_app(settings), client)
