@@ -19,10 +19,10 @@ from engine.protocol import JSON, Game, Seat, capabilities
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from ai_strength import play_one  # noqa: E402
-from yardsticks import yardstick_action  # noqa: E402
+from yardsticks import FAST_ROLLOUTS, ROLLOUT_LIMIT, public_rollout, yardstick_action  # noqa: E402
 
 GAME_IDS = sorted(GAMES)
-ROLLOUTS = {"svoi_koziri": 1}
+ROLLOUTS = {"svoi_koziri": 4}
 """Rollouts per decision where random games run long (svoi_koziri.md §8.13: a median of about 700 actions); else 12."""
 
 
@@ -130,3 +130,18 @@ def test_rollouts_must_be_positive() -> None:
     _, state, histories = random_position("durak", 0, steps=0)
     with pytest.raises(ValueError, match="at least 1"):
         yardstick_action(seat_view("durak", state, 0, histories[0]), 0, random.Random(0))
+
+
+@pytest.mark.parametrize("game_id", sorted(FAST_ROLLOUTS))
+def test_a_fast_rollout_is_the_public_rules_rollout(game_id: str) -> None:
+    """From the same position and seed, the fast path plays the public rollout's game: same result, same draws."""
+    game = GAMES[game_id]
+    results = []
+    for seed in range(40):
+        _, state, _ = random_position(game_id, 2000 + seed, steps=seed * 3 % 50)
+        public, fast = random.Random(seed), random.Random(seed)
+        expected = public_rollout(game, 2, state, public, ROLLOUT_LIMIT)
+        assert FAST_ROLLOUTS[game_id](state, fast, ROLLOUT_LIMIT) == expected
+        assert fast.getstate() == public.getstate()  # as many draws: the same moves, to the same end
+        results.append(tuple(expected))
+    assert {(1.0, 0.0), (0.0, 1.0)} <= set(results)  # games won by either seat, not one outcome throughout

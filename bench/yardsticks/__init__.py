@@ -10,7 +10,8 @@ move with the most root visits summed over the deals.
 One UCT iteration walks down the tree by UCB1 (each edge's mean reward for the seat that moves there, plus
 `EXPLORATION` * sqrt(ln parent visits / edge visits), Kocsis and Szepesvári 2006), expands one untried move chosen
 at random, plays a uniform random rollout to the end of the game (every legal move but `resign` of a seat that
-must act equally likely), and credits every edge on the path with its mover's reward: 1 shared among the
+must act equally likely; on the engine's fast-path position where the game has one, the same rollout faster,
+bench/yardsticks/rollouts.py), and credits every edge on the path with its mover's reward: 1 shared among the
 result's winners, 1/seats each in a draw or a rollout cut off at `ROLLOUT_LIMIT` moves.
 
 It sees only the seat's `SeatView` and the history redacted for it, as an AI level does, and uses the engine's
@@ -27,6 +28,7 @@ import random
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from engine.ai.view import SeatView
@@ -34,6 +36,7 @@ from engine.games import GAMES
 from engine.protocol import Action, Game, Seat, capabilities
 
 from .deals import DEALS
+from .rollouts import FAST_ROLLOUTS, Rollout
 
 EXPLORATION = 0.7
 """UCB1's constant for rewards in [0, 1] (about 1/sqrt(2), as in Cowling et al. 2012)."""
@@ -77,9 +80,10 @@ def _rewards(game: Game[Any, Any], state: Any, seats: int) -> list[float]:
     return [1 / len(result.winners) if seat in result.winners else 0.0 for seat in range(seats)]
 
 
-def _rollout(game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+def public_rollout(game: Game[Any, Any], seats: int, state: Any, rng: random.Random, limit: int) -> list[float]:
+    """A uniform random rollout from `state`, a game of `seats` seats, on the public rules: `Rollout`'s rewards."""
     optional = capabilities(game).optional_actions
-    for _ in range(ROLLOUT_LIMIT):
+    for _ in range(limit):
         if game.result(state) is not None:
             break
         moves = _moves(game, state)
@@ -87,10 +91,11 @@ def _rollout(game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
         must = [move for move in moves if move[1]["type"] not in optional] or moves
         seat, action = rng.choice(must)
         state, _ = game.apply(state, seat, action)
-    return state
+    return _rewards(game, state, seats)
 
 
-def _uct(game: Game[Any, Any], root_state: Any, seats: int, iterations: int, rng: random.Random) -> list[_Edge]:
+def _uct(game: Game[Any, Any], root_state: Any, seats: int, iterations: int, rng: random.Random,
+         rollout: Rollout) -> list[_Edge]:
     """Plain UCT from `root_state` for `iterations` iterations; the root's edges with their visits."""
     root = _Node(root_state)
     for _ in range(iterations):
@@ -112,7 +117,7 @@ def _uct(game: Game[Any, Any], root_state: Any, seats: int, iterations: int, rng
             edge = max(node.edges, key=lambda e: e.reward / e.visits + EXPLORATION * math.sqrt(log_visits / e.visits))
             path.append((node, edge))
             node = edge.child
-        rewards = _rewards(game, _rollout(game, node.state, rng), seats)
+        rewards = rollout(node.state, rng, ROLLOUT_LIMIT)
         for parent, edge in path:
             parent.visits += 1
             edge.visits += 1
@@ -150,7 +155,9 @@ def yardstick_action(
     for index in range(deals):
         state = deal(rng)
         share = rollouts // deals + (index < rollouts % deals)
-        for edge in _uct(game, state, len(game.view(state, me).seats), share, rng):
+        seats = len(game.view(state, me).seats)
+        rollout = FAST_ROLLOUTS.get(view["game"]) or partial(public_rollout, game, seats)
+        for edge in _uct(game, state, seats, share, rng, rollout):
             seat, action = edge.move
             if seat == me:
                 visits[_key(action)] += edge.visits
@@ -163,4 +170,5 @@ def yardstick_action(
     return mine[best]
 
 
-__all__ = ["DEALS", "DETERMINIZATIONS", "EXPLORATION", "ROLLOUT_LIMIT", "yardstick_action"]
+__all__ = ["DEALS", "DETERMINIZATIONS", "EXPLORATION", "FAST_ROLLOUTS", "ROLLOUT_LIMIT", "public_rollout",
+           "yardstick_action"]
