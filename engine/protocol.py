@@ -124,6 +124,11 @@ class Capabilities(Generic[StateT]):
     ai_delay_ms: Callable[[StateT, Seat], int] = _no_delay
     ai_delay_reason: str = "delay"
 
+    @property
+    def hands_seats_to_ai(self) -> bool:
+        """Whether the rules may hand a seat to an AI during play (a `seats_handed_to_ai` of the game's own)."""
+        return self.seats_handed_to_ai is not _no_seats_handed
+
 
 class Game(Protocol[StateT, OptionsT]):
     """One game's rules, as module-level names (checked by mypy against each module)."""

@@ -4,6 +4,8 @@
 - `<prefix>:index:<status>:<game>` the same per game (the lobby's `game` filter, `cardroom_active_games`)
 - `<prefix>:index:<status>:private`, `<prefix>:index:<status>:<game>:private` the same for private games, which the
   lobby never reads (the sweep and the metrics read both)
+- `<prefix>:index:swept` the active games, public and private, in which the worker's sweep may find a turn to
+  revive (`swept`): an AI seat, a clock, or rules that hand a seat to an AI during play
 
 Scored by expiry, the indexes keep the most recently written (an active game: started) games first and the expired
 ones last, below the current time: a lobby page stops there without reading them, and the worker's sweep drops
@@ -23,6 +25,7 @@ from typing import cast
 import redis
 
 from engine import GAMES
+from engine.protocol import capabilities
 from service.records import STATUSES, GameRecord, Status, game_key, stored_record
 
 
@@ -30,6 +33,17 @@ def index_key(prefix: str, status: str, game: str | None = None, private: bool =
     """`<prefix>:index:<status>[:<game>][:private]`: the games with `status` (and of `game`), public or private."""
     key = f"{prefix}:index:{status}" if game is None else f"{prefix}:index:{status}:{game}"
     return key + ":private" if private else key
+
+
+def swept(record: GameRecord) -> bool:
+    """Whether the worker's sweep looks at `record`'s game while it is active (worker/sweeper.py).
+
+    It revives AI turns whose job is gone and clocks' timeouts whose job is gone: a game with an AI seat or a clock
+    may have one, and so may a game whose rules hand a seat to an AI during play (a resigned Talmut seat, talmut.md
+    §3.17). A game of human seats without a clock has none: at 5,000 players those were all the sweep's reads.
+    """
+    return (record.clock is not None or any(seat.kind == "ai" for seat in record.seats)
+            or capabilities(GAMES[record.game]).hands_seats_to_ai)
 
 
 class LobbyIndexes:
@@ -47,13 +61,18 @@ class LobbyIndexes:
         """The sorted set of the public (or `private`) games with `status` (and of `game`), scored by expiry time."""
         return index_key(self.prefix, status, game, private)
 
+    @property
+    def swept_key(self) -> str:
+        """The sorted set of the active games the sweep looks at (`swept`), scored by expiry time."""
+        return f"{self.prefix}:index:swept"
+
     def _all(self) -> list[str]:
         return [
             self.index_key(status, game, private)
             for status in STATUSES
             for game in (None, *GAMES)
             for private in (False, True)
-        ]
+        ] + [self.swept_key]
 
     def index(self, record: GameRecord, stale: str | None = None) -> None:
         """Put `record`'s game in the indexes of its status, out of those of earlier statuses (and of `stale`).
@@ -75,7 +94,22 @@ class LobbyIndexes:
                         pipe.zadd(index, {record.game_id: expires})
                     else:
                         pipe.zrem(index, record.game_id)
+            if record.status == Status.ACTIVE and swept(record):
+                pipe.zadd(self.swept_key, {record.game_id: expires})
+            elif Status.ACTIVE in earlier:
+                pipe.zrem(self.swept_key, record.game_id)
             pipe.execute()
+
+    def index_swept(self, records: list[GameRecord]) -> None:
+        """Put the active `records` the sweep looks at (`swept`) in its index, as `index` does when they start.
+
+        The sweep's look at every active game does this (worker/sweeper.py): an index write lost to an outage, or a
+        game that started before the index existed, is then looked at again.
+        """
+        entries = {record.game_id: time.time() + self.ttl_of(record) for record in records
+                   if record.status == Status.ACTIVE and swept(record)}
+        if entries:
+            self.client.zadd(self.swept_key, entries)
 
     def prune(self, batch: int = 500) -> int:
         """Drop expired games from every index, at most `batch` per index; returns how many entries were dropped.
@@ -158,6 +192,11 @@ class LobbyIndexes:
             for index in self._all():
                 pipe.zrem(index, game_id)
             pipe.execute()
+
+    def swept_game_ids(self) -> list[str]:
+        """Ids of the active games the sweep looks at (`swept`), not expired by the index."""
+        ids = cast(list[bytes], self.client.zrangebyscore(self.swept_key, time.time(), "+inf"))
+        return [game_id.decode() for game_id in ids]
 
     def active_game_ids(self) -> list[str]:
         """Ids of the active games, public and private, not expired by the indexes (`load` tells if one just did)."""

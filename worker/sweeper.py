@@ -20,12 +20,14 @@ job (the dequeue, RQ's "Job OK"), not four.
 The sweep: RQ notices a job abandoned by a killed worker only after its timeout plus a minute, at a registry
 cleaning that runs every ten minutes, and then marks it failed without running it again. Meanwhile the game would
 wait for a move nobody computes. So every `SWEEP_INTERVAL_SECONDS` one worker of each queue Redis (a Redis lock
-picks it) looks at each active game under `KEY_PREFIX` whose AI turns go to its queue Redis
+picks it) looks at each active game under `KEY_PREFIX` that may have such a turn (an AI seat, a clock, or rules
+that hand a seat to an AI: service/lobby_index.py `swept`) whose AI turns go to its queue Redis
 (`service.scheduling.queue_shard`) and enqueues again the AI turns whose job is gone
 (`service.turns.revive_ai_turns`); the version check makes the move happen exactly once even if the old job was
 only slow. It schedules again, the same way, a clock's timeout whose job is gone (worker/timeouts.py
-`revive_timeouts`). One sweep an interval, over all the queue Redis, also drops expired games from the indexes
-(`LobbyIndexes.prune`, service/lobby_index.py).
+`revive_timeouts`). Once per `FULL_SWEEP_SECONDS` it looks at every active game instead, and indexes again those
+of that kind the index lacks (a write lost to an outage). One sweep an interval, over all the queue Redis, also
+drops expired games from the indexes (`LobbyIndexes.prune`, service/lobby_index.py).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from rq.worker import WorkerStatus
 
 from service.config import lifetimes
 from service.matchmaking import Matchmaker
+from service.records import GameRecord
 from service.redis_clients import STORE_ERRORS, UntilRedisAnswers
 from service.scheduling import Queues, queue_shard
 from service.store import GameNotFound, GameStore
@@ -59,6 +62,9 @@ from worker.timeouts import revive_timeouts
 log = logging.getLogger(__name__)
 
 SWEEP_INTERVAL_SECONDS = float(os.environ.get("AI_SWEEP_INTERVAL_SECONDS", "5"))
+FULL_SWEEP_SECONDS = 60.0
+"""How often a sweep looks at every active game, not only those of its index (`sweep`): a game whose index write
+was lost waits at most this long for a turn to be revived."""
 RENEW_SECONDS = 1.0
 """How often, at most, a busy worker renews its registration and looks for `rq suspend` (RQ: around every job)."""
 SCHEDULER_STOP_SECONDS = 5
@@ -326,7 +332,9 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
 
     `queue` is on the queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`); one of its workers
     sweeps each interval. The games' indexes are pruned once per `interval` across the workers of all the queue Redis.
-    With one queue Redis, both are the one lock `<prefix>:sweep-lock`. The games are read `GameStore.LOAD_BATCH` to a
+    With one queue Redis, both are the one lock `<prefix>:sweep-lock`. The games looked at are those of the sweep's
+    index (`LobbyIndexes.swept_game_ids`), and once per `FULL_SWEEP_SECONDS` per queue Redis every active game, the
+    index then written again for them (`LobbyIndexes.index_swept`). The games are read `GameStore.LOAD_BATCH` to a
     round trip. Returns the `(game_id, seat)` of the AI turns revived.
     """
     index, count = shard
@@ -344,8 +352,10 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # seats it at once). A table that cannot be seated is logged and counted there, never raised: the revivals
     # below must run every interval
     Matchmaker.configured(store).fall_back_due(queues, shard)
-    game_ids = [game_id for game_id in store.lobby.active_game_ids()
+    full = store.client.set(f"{lock}:full:{index}", 1, nx=True, px=max(1, int(FULL_SWEEP_SECONDS * 1000) - 100))
+    game_ids = [game_id for game_id in (store.lobby.active_game_ids() if full else store.lobby.swept_game_ids())
                 if count == 1 or queue_shard(game_id, count) == index]  # else another queue Redis's workers sweep it
+    read: list[GameRecord] = []
     for game_id, load in store.load_each(game_ids):
         try:
             record = load()
@@ -355,6 +365,10 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
         except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
             log.exception("sweep: cannot read the record of game %s", game_id)
             continue
+        if full:
+            read.append(record)
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
         revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
+    if full:
+        store.lobby.index_swept(read)
     return revived

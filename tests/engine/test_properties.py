@@ -249,3 +249,9 @@ def test_a_game_without_a_deck_deals_the_seeds_shuffle(game_id: str, seats: int,
     for viewer in [*range(seats), None]:
         assert game.view(seeded, viewer) == game.view(sent, viewer)
     assert game.cards_in_play(seeded) == game.cards_in_play(sent)
+
+
+def test_only_talmut_hands_a_seat_to_an_ai_during_play() -> None:
+    """`Capabilities.hands_seats_to_ai`: a resigned Talmut seat is the AI's (talmut.md §3.17); resigning ends the
+    other games (durak.md, svoi_koziri.md, tadmur.md), so their rules hand no seat on."""
+    assert {game_id for game_id, game in GAMES.items() if capabilities(game).hands_seats_to_ai} == {"talmut"}

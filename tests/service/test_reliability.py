@@ -233,6 +233,54 @@ def test_the_sweep_reads_the_games_in_batches_past_an_expired_and_an_unreadable_
     assert gone not in store.lobby.active_game_ids() and broken in store.lobby.active_game_ids()
 
 
+def swept_games(api: Api) -> dict[str, tuple[str, str]]:
+    """One active game of each kind by what the sweep may find in it: name -> (game id, seat 0's token)."""
+    humans, tokens = api.create_humans()
+    created = api.create([{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+                         options={"clock": {"turn_seconds": 600}}).json
+    assert api.request("POST", f"/v1/games/{created['game_id']}/seats", json={"name": "Bob"}).status_code == 201
+    with_ai = api.create([{"kind": "human", "name": "Ann"}, {"kind": "ai", "level": "easy"}], seed=5).json
+    talmut, talmut_tokens = api.create_humans(game="talmut", seats=3)  # a resigned seat goes to the AI (§3.17)
+    return {"humans": (humans, tokens[0]), "clocked": (created["game_id"], created["player_token"]),
+            "with_ai": (with_ai["game_id"], with_ai["player_token"]), "talmut": (talmut, talmut_tokens[0])}
+
+
+def test_between_full_sweeps_the_sweep_reads_only_games_it_may_revive_a_turn_in(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """worker/sweeper.py: a game of human seats without a clock has no AI turn or timeout to revive. The sweep reads
+    it once per FULL_SWEEP_SECONDS, with every active game, and not in the sweeps between; a game with a clock, an
+    AI seat, or rules that hand seats to an AI is read every time; a finished game leaves the sweep's index."""
+    store, queue = api.services.store, api.services.queues[0]
+    games = {name: game_id for name, (game_id, _) in swept_games(api).items()}
+    assert set(store.lobby.active_game_ids()) == set(games.values())
+    assert set(store.lobby.swept_game_ids()) == {games["clocked"], games["with_ai"], games["talmut"]}
+    sizes = pipelined_batches(store, monkeypatch)
+    sweep(store, queue, interval=0.2)  # the first sweep of this key prefix: a full one
+    assert sizes == [4]
+    time.sleep(0.25)  # the interval's lock expired; the full sweep's holds for FULL_SWEEP_SECONDS
+    sweep(store, queue, interval=0.2)
+    assert sizes == [4, 3]
+    game_id, token = swept_games(api)["clocked"]
+    assert api.act(game_id, token, {"type": "resign"}).status_code == 200
+    assert game_id not in store.lobby.swept_game_ids()
+
+
+def test_a_full_sweep_indexes_again_an_ai_game_whose_index_write_was_lost(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An AI game missing from the sweep's index (its write lost to an outage, or it started before the index
+    existed) is not looked at between full sweeps; the next full sweep revives its lost turn and indexes it."""
+    monkeypatch.setenv("AI_JOB_STALE_SECONDS", "1")
+    store, queue = api.services.store, api.services.queues[0]
+    sweep(store, queue, interval=0.2)  # a full sweep first: the next ones look at the index only
+    game_id, _, view = ai_game(api)
+    Job.fetch(ai_job_id(game_id, view["version"], 1), queue.connection, queue.serializer).delete()
+    store.client.zrem(store.lobby.swept_key, game_id)
+    time.sleep(1.1)  # a missing job is lost once its version is AI_JOB_STALE_SECONDS old
+    assert sweep(store, queue, interval=0.2) == []
+    store.client.delete(f"{store.prefix}:sweep-lock:full:0")  # FULL_SWEEP_SECONDS passed
+    time.sleep(0.25)
+    assert sweep(store, queue, interval=0.2) == [(game_id, 1)]
+    assert game_id in store.lobby.swept_game_ids()
+
+
 def test_a_human_move_racing_an_ai_move_on_the_same_version_one_wins(api: Api) -> None:
     """The AI's move (worker path, `turns.play`) and the human's resign, both at version v: exactly one applies."""
     for _ in range(6):
