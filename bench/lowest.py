@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from engine.ai.costs import trump_cost
 from engine.ai.view import SeatView
+from engine.games.durak.players import lowest_rules_move
 from engine.games.tadmur import RANKS
 from engine.protocol import Action
 
@@ -27,18 +28,13 @@ def _cheapest(actions: Sequence[Action], cost: Callable[[Action], int]) -> Actio
 
 
 def durak(view: SeatView) -> Action:
-    """The lowest legal attack or defence; `take` only when nothing beats; `done` only when nothing can be added."""
-    legal = view["legal_actions"]
-    trump = view["state"]["trump_suit"]
-    for kind in ("attack", "defend"):
-        cards = [action for action in legal if action["type"] == kind]
-        if cards:
-            return _cheapest(cards, lambda action: trump_cost(action["card"], trump))
-    for kind in ("take", "done"):
-        for action in legal:
-            if action["type"] == kind:
-                return action
-    raise ValueError(f"no Durak move among {legal}")
+    """The lowest legal attack or defence; `take` only when nothing beats; `done` only when nothing can be added.
+
+    The engine's statement of this way (engine/games/durak/players.py `lowest_rules_move`), which `hard` reads an
+    opponent by (engine/games/durak/reading.py `LOWEST`).
+    """
+    return lowest_rules_move([action for action in view["legal_actions"] if action["type"] != "resign"],
+                             view["state"]["trump_suit"])
 
 
 def svoi_koziri(view: SeatView) -> Action:

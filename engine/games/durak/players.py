@@ -14,7 +14,7 @@ from engine.cards import FRENCH_36, FRENCH_SUITS, Card
 from engine.games.durak import playout as durak_playout
 from engine.games.durak import rules as durak
 from engine.games.durak.playout import keeps_trump
-from engine.games.durak.reading import Reading, read_opponent
+from engine.games.durak.reading import EASY, LOWEST, Reading, RuleBot, read_opponent
 from engine.games.durak.rules import DurakState
 from engine.protocol import JSON, Action
 
@@ -77,6 +77,20 @@ def _rules_move(actions: Sequence[Action], trump: str, stock: int) -> Action:
     if pressing:
         return _cheapest(pressing, trump)
     return by_type["done"][0]
+
+
+def lowest_rules_move(actions: Sequence[Action], trump: str) -> Action:
+    """The plainest way's move (bench/lowest.py `lowest`, reading.py `LOWEST`): the cheapest card, trumps counted.
+
+    It attacks, throws in and defends with its cheapest legal card (trumps cost more than every plain card,
+    durak.md §3.1), takes only when nothing beats, and ends a bout only when it can add nothing. `actions` are the
+    seat's legal ones without `resign` (at least one), `trump` the trump suit's letter.
+    """
+    for kind in ("attack", "defend"):
+        cards = [action for action in actions if action["type"] == kind]
+        if cards:
+            return _cheapest(cards, trump)
+    return next(action for action in actions if action["type"] in ("take", "done"))
 
 
 def _cheapest(actions: Sequence[Action], trump: str) -> Action:
@@ -148,39 +162,54 @@ def _unseen(view: SeatView, history: Sequence[JSON]) -> tuple[set[str], set[str]
 
 
 TRUSTED_AFTER = 3
-"""Moves of the opponent that must each have ruled out, `easy`'s way, a card whose place the seat does not know,
-before the search reads it as `easy` (`durak_reading.Reading.moves`)."""
+"""Moves of the opponent that must each have ruled out, a `RuleBot`'s way, a card whose place the seat does not
+know, before the search reads it as that bot (`durak_reading.Reading.moves`)."""
+READ_AS = (EASY, LOWEST)
+"""The ways an opponent is read by, the first that fits first (reading.py)."""
+_RULE_MOVES: dict[RuleBot, Callable[[Sequence[Action], str, int], Action]] = {
+    EASY: _rules_move,
+    LOWEST: lambda actions, trump, stock: lowest_rules_move(actions, trump),
+}
+"""Each way's move, as the tree of a search that read the opponent so expects it (`prepare_opponent`)."""
 
 
-def trusted_reading(view: SeatView, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
-    """What the opponent's moves tell of its hidden hand, if it has played as `easy` plays (reading.py).
+def trusted_reading(
+    view: SeatView, history: Sequence[JSON], unseen: Sequence[str]
+) -> tuple[Reading, RuleBot] | None:
+    """What the opponent's moves tell of its hidden hand, if it has played as `easy` or `lowest` plays (reading.py).
 
     None, so that the search guesses uniformly and weighs every move of the opponent, unless every move of it the
-    seat saw was one `easy` could make and at least `TRUSTED_AFTER` of them ruled cards out; None too once the
-    stock is empty (the seat then knows every card). `unseen` are the cards the seat has not seen (`_unseen`).
+    seat saw was one such a bot (`READ_AS`, the first that fits) could make and at least `TRUSTED_AFTER` of them
+    ruled cards out; None too once the stock is empty (the seat then knows every card). `unseen` are the cards the
+    seat has not seen (`_unseen`). With the reading, the way it was read by.
     """
     if view["state"]["stock_size"] == 0:
         return None  # every card is known: nothing to read
-    reading = read_opponent(view, history, unseen)
-    return reading if reading is not None and reading.moves >= TRUSTED_AFTER else None
+    for rules in READ_AS:
+        reading = read_opponent(view, history, unseen, rules)
+        if reading is not None and reading.moves >= TRUSTED_AFTER:
+            return reading, rules
+    return None
 
 
 def prepare_opponent(view: SeatView, history: Sequence[JSON]) -> Callable[[DurakState], Action | None] | None:
     """The opponent's move as the search's tree expects it (`SearchHooks.prepare_opponent`), or None.
 
-    An opponent `trusted_reading` reads as `easy` is expected to play `easy`'s rules while the stock holds cards
-    (with an empty stock `easy` solves, and the tree weighs every move); against anyone else the tree weighs every
-    move of the opponent.
+    An opponent `trusted_reading` reads as `easy` (or `lowest`) is expected to play that bot's rules while the stock
+    holds cards (with an empty stock `easy` solves, and the tree weighs every move); against anyone else the tree
+    weighs every move of the opponent.
     """
-    if trusted_reading(view, history, _unseen(view, history)[2]) is None:
+    trusted = trusted_reading(view, history, _unseen(view, history)[2])
+    if trusted is None:
         return None
+    move = _RULE_MOVES[trusted[1]]
 
     def expected(state: DurakState) -> Action | None:
         if not state.stock:
             return None
         (seat,) = durak.to_act(state)
         actions = [action for action in durak.legal_actions(state, seat) if action["type"] != "resign"]
-        return _rules_move(actions, state.trump.letter, len(state.stock))
+        return move(actions, state.trump.letter, len(state.stock))
 
     return expected
 
@@ -190,8 +219,8 @@ def prepare_sampler(
 ) -> Callable[[random.Random], DurakState]:
     """`sample_state` for one search: what the samples share (the known cards, the parsed view) is worked out once.
 
-    Against an opponent `trusted_reading` reads as `easy`, the opponent's hidden cards are drawn from those its
-    moves leave possible (reading.py) instead of uniformly; `read` False always draws them
+    Against an opponent `trusted_reading` reads as `easy` or `lowest`, the opponent's hidden cards are drawn from
+    those its moves leave possible (reading.py) instead of uniformly; `read` False always draws them
     uniformly (the plain determinization of bench/yardsticks).
     """
     state = view["state"]
@@ -202,7 +231,8 @@ def prepare_sampler(
     known_hand = [durak.parse_card(code) for code in sorted(known)[:opponent_size]]
     unseen = [durak.parse_card(code) for code in unseen_codes]
     need = opponent_size - len(known_hand)
-    reading = trusted_reading(view, history, unseen_codes) if read else None
+    trusted = trusted_reading(view, history, unseen_codes) if read else None
+    reading = None if trusted is None else trusted[0]
     indicator = state["trump_card"]
     stock_count = max(0, state["stock_size"] - 1)
     last = (durak.parse_card(indicator),) if indicator else ()

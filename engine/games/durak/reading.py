@@ -1,19 +1,21 @@
-"""What a Durak opponent's moves tell of its hidden hand, if it plays by `easy`'s rules (players.py).
+"""What a Durak opponent's moves tell of its hidden hand, if it plays by the rules of a cheap-card bot (players.py).
 
 `easy` is deterministic: it opens with its cheapest card (of equal ones, the first in hand order), throws in its
 cheapest plain card of a rank on the table while it has one, beats with its cheapest card unless that is a trump it
 keeps, and takes otherwise. So each of its moves says which cards it did not hold then: opening with 9H it held
 nothing cheaper, nor 9S; ending a bout it held no plain card of a rank on the table; taking 8S it held no plain
-spade above 8. The deal says more, by the rules themselves: the first attacker held the lowest trump (durak.md
-§2.6).
+spade above 8. A player of the plainest way (bench/lowest.py's `lowest`) spares no trump: it throws in and beats
+with its cheapest legal card, trumps counted, so ending a bout it held no card of a rank on the table and taking a
+plain 8S it held no trump at all. `RuleBot` names the two ways (`EASY`, `LOWEST`). The deal says more, by the rules
+themselves: the first attacker held the lowest trump (durak.md §2.6).
 
 A card held at a move was dealt or drawn before it, so a card the opponent holds now may break a rule of an
 earlier move only if it was drawn after that move. `read_opponent` works out, for every card the seat has not
 seen, the last move that rules it out (it must have been drawn later), and the draws the opponent made;
 `Reading.sample_hand` draws a hidden hand for which the opponent's dealt and drawn cards can be put in order, the
 cards it later played included (durak.md §3.8: each draw fills its hand in turn). A hand drawn so is a guess the
-history cannot refute if the opponent is `easy`; an opponent that broke `easy`'s rules in a move the seat can see
-is not read at all (`read_opponent` answers None).
+history cannot refute if the opponent plays that way; an opponent that broke its rules in a move the seat can see
+is not read that way (`read_opponent` answers None).
 
 Only moves made while the stock held cards count: with an empty stock `easy` solves the endgame instead, and the
 seat knows every card anyway (players.py `exact_state`).
@@ -42,8 +44,26 @@ SAMPLE_TRIES = 20
 
 
 @dataclass(frozen=True, slots=True)
+class RuleBot:
+    """A cheap-card way of playing Durak whose moves `read_opponent` reads (module docstring).
+
+    Attributes:
+        name: the level or bot that plays this way ("easy", "lowest").
+        spares_trumps: while the stock holds cards, it throws in no trump and takes rather than beat with a trump
+            `keeps_trump` keeps (`easy`); False: every legal card counts, trumps included, by its cost (`lowest`).
+    """
+
+    name: str
+    spares_trumps: bool
+
+
+EASY = RuleBot("easy", spares_trumps=True)
+LOWEST = RuleBot("lowest", spares_trumps=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Reading:
-    """What the history says of the opponent's hidden cards, if it plays `easy`'s way (module docstring).
+    """What the history says of the opponent's hidden cards, if it plays a `RuleBot`'s way (module docstring).
 
     Attributes:
         moves: how many of the opponent's moves (while the stock held cards) ruled out a card the seat has not
@@ -87,7 +107,7 @@ class Reading:
         return None
 
     def fits(self, hand: Iterable[str]) -> bool:
-        """Whether the opponent may hold the unseen cards `hand` (codes) now, if it plays `easy`'s way.
+        """Whether the opponent may hold the unseen cards `hand` (codes) now, if it plays the way it was read by.
 
         True when each of them, and each card it played from its hidden hand, can have come in a draw of its own
         after the last move that ruled it out (and, a played card, before its play); False also for a hand of
@@ -129,12 +149,12 @@ _FIELDS = {
 """The events `read_opponent` follows (durak.md §6.1), each with the fields it reads besides `seat`."""
 
 
-def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) -> Reading | None:
-    """The reading of the opponent of `view["you"]` (module docstring), or None.
+def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str], rules: RuleBot = EASY) -> Reading | None:
+    """The reading of the opponent of `view["you"]` as a player of `rules`' way (module docstring), or None.
 
     `view` is the seat's view (durak.md §6.4 `state` under `view["state"]`), `history` its events from the deal,
     `unseen` the cards the seat has not seen (the opponent's hidden hand is among them, the rest in the stock).
-    None when the opponent broke `easy`'s rules in a move the seat saw, when a card it holds for sure broke one,
+    None when the opponent broke the rules of that way in a move the seat saw, when a card it holds for sure broke one,
     when no hidden hand fits its moves (`Reading.sample_hand` finds none), when the history does not account
     for the stock and the hands of the view (an incomplete history), or when it holds an event the rules do not
     write (a crafted one: a field missing, or not a seat, a card code or a count): no list of event objects
@@ -144,6 +164,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
     me = view["you"]
     opponent = 1 - me
     trump = state["trump_suit"]
+    spares = rules.spares_trumps
     rules_out: list[tuple[int, frozenset[str]]] = []
     first = state["first_attack"]
     if first["card"] is not None:
@@ -184,7 +205,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                 if mine:
                     rules_out.append((time, frozenset(c for c in _CARDS if _cheaper(c, code, trump))))
             elif mine:
-                if code[-1] == trump:
+                if spares and code[-1] == trump:
                     return None  # `easy` throws in no trump while the stock holds cards
                 ranks = _ranks(table)
                 rules_out.append(
@@ -193,7 +214,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                         frozenset(
                             c
                             for c, card in _CARDS.items()
-                            if c[-1] != trump and card.rank in ranks and _cheaper(c, code, trump)
+                            if (not spares or c[-1] != trump) and card.rank in ranks and _cheaper(c, code, trump)
                         ),
                     )
                 )
@@ -201,7 +222,7 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
         elif kind == "defended":
             code = event["card"]
             if mine:
-                if code[-1] == trump and keeps_trump(_CARDS[code].rank, stock):
+                if spares and code[-1] == trump and keeps_trump(_CARDS[code].rank, stock):
                     return None  # `easy` takes rather than spend this trump now
                 against = _CARDS[event["against"]]
                 rules_out.append(
@@ -228,16 +249,16 @@ def read_opponent(view: JSON, history: Sequence[JSON], unseen: Sequence[str]) ->
                         frozenset(
                             c
                             for c, card in _CARDS.items()
-                            if _beats(card, against, trump) and (c[-1] != trump or not keeps_trump(card.rank, stock))
+                            if _beats(card, against, trump)
+                            and (not spares or c[-1] != trump or not keeps_trump(card.rank, stock))
                         ),
                     )
                 )
         elif kind == "bout_ended":
             if mine and len(table) < bout_limit:
                 ranks = _ranks(table)
-                rules_out.append(
-                    (time, frozenset(c for c, card in _CARDS.items() if c[-1] != trump and card.rank in ranks))
-                )
+                rules_out.append((time, frozenset(
+                    c for c, card in _CARDS.items() if (not spares or c[-1] != trump) and card.rank in ranks)))
             if took:
                 defender = 1 - seat
                 cards = [code for row in table for code in row if code is not None]
@@ -310,7 +331,7 @@ def _well_formed(event: JSON, fields: tuple[str, ...]) -> bool:
 
 
 def _cheaper(code: str, than: str, trump: str) -> bool:
-    """Whether `easy` plays `code` rather than `than` (players.py `_cheapest`), both being legal.
+    """Whether a cheap-card bot plays `code` rather than `than` (players.py `_cheapest`), both being legal.
 
     `code` costs less (`trump_cost`), or as much and comes first in hand order (durak.md §2.2): equal costs are
     plain cards of one rank, and `_cheapest` keeps the first.

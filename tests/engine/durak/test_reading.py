@@ -1,4 +1,4 @@
-"""Reading a Durak opponent that plays `easy`'s way: which hidden hands its moves leave
+"""Reading a Durak opponent that plays `easy`'s way, or `lowest`'s: which hidden hands its moves leave
 (engine/games/durak/reading.py)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from engine.cards import Suit
 from engine.games import durak
 from engine.games.durak import DurakState
 from engine.games.durak import players as durak_ai
-from engine.games.durak.reading import Reading, read_opponent
+from engine.games.durak.reading import EASY, LOWEST, Reading, RuleBot, read_opponent
 from engine.players import choose_action, history_entry, seat_view
 from engine.protocol import capabilities
 from tests.decks import cards, stacked_deck
@@ -99,8 +99,9 @@ def test_the_search_expects_easys_move_of_a_read_opponent() -> None:
     gives it a hand that fits, and its tree expects `easy`'s move, here opening bout 2 with its cheapest card."""
     state, history = play(EASY_BOUT)
     view = seat_view("durak", state, 0, history)
-    read = durak_ai.trusted_reading(view, history, durak_ai._unseen(view, history)[2])
-    assert read is not None
+    trusted = durak_ai.trusted_reading(view, history, durak_ai._unseen(view, history)[2])
+    assert trusted is not None and trusted[1] == EASY
+    read = trusted[0]
     sampler = durak_ai.prepare_sampler(view, history)
     for seed in range(20):
         sample = sampler(random.Random(seed))
@@ -110,14 +111,48 @@ def test_the_search_expects_easys_move_of_a_read_opponent() -> None:
     assert expected(state) == {"type": "attack", "card": "10C"}
 
 
-def test_an_opponent_that_breaks_easys_rules_is_not_read() -> None:
+def test_an_opponent_that_breaks_easys_rules_is_read_as_lowest() -> None:
     """`easy` throws in no trump while the stock holds cards (it threw in JD above): an opponent that throws in JH
-    is not read, and the search guesses its hand uniformly and weighs all of its moves."""
+    is not read as `easy`. `lowest` throws in trumps, so it is read as `lowest` (JD, cheaper, is unseen: it may have
+    come later), and the search's tree expects `lowest`'s move: bout 2 opened with the cheapest card, trumps
+    counted."""
     moves = [*EASY_BOUT[:2], (1, {"type": "attack", "card": "JH"}), (0, {"type": "take"}), (1, {"type": "done"})]
     state, read = reading(moves)
     assert read is None
     _, history = play(moves)
-    assert durak_ai.prepare_opponent(seat_view("durak", state, 0, history), history) is None
+    view = seat_view("durak", state, 0, history)
+    unseen = durak_ai._unseen(view, history)[2]
+    as_lowest = read_opponent(view, history, unseen, LOWEST)
+    assert as_lowest is not None and as_lowest.moves == 3
+    # after the done it held no card of rank 9 or J at all: no 9D, no JS (the trump JH it threw in is on the table)
+    weights = dict(zip(as_lowest.candidates, as_lowest.weights, strict=True))
+    assert weights["JD"] == weights["9D"] == 2 and weights["QC"] == 8
+    assert durak_ai.trusted_reading(view, history, unseen) == (as_lowest, LOWEST)
+    expected = durak_ai.prepare_opponent(view, history)
+    assert expected is not None
+    hand = sorted(card.code for card in state.hands[1])
+    assert expected(state) == durak_ai.lowest_rules_move(
+        [{"type": "attack", "card": code} for code in hand], "H")
+
+
+def test_a_take_of_lowest_rules_out_every_trump() -> None:
+    """`lowest` takes only when nothing beats (bench/lowest.py): taking the plain 6S while the stock holds cards, it
+    held no spade above 6 and no trump at all; `easy`, which keeps its trumps then, may hold a high one."""
+    hands = (HANDS[0], "9C 10C JD QD 6D 7D")  # seat 1 holds no spade and no heart
+    stock = STOCK.replace("6D 7D", "JH AH")
+    state = durak.position(Suit.HEARTS, cards(stock), (cards(hands[0]), cards(hands[1])), 0)
+    history: list[dict[str, Any]] = []
+    for version, (seat, action) in enumerate([(0, {"type": "attack", "card": "6S"}), (1, {"type": "take"})], 2):
+        if seat == 1:
+            assert lowest(seat_view("durak", state, 1)) == action
+        state, events = durak.apply(state, seat, action)
+        history.extend(history_entry(version, event, 0) for event in events)
+    view = seat_view("durak", state, 0, history)
+    unseen = durak_ai._unseen(view, history)[2]
+    weights = {rules: dict(zip(read.candidates, read.weights, strict=True))
+               for rules in (EASY, LOWEST) if (read := read_opponent(view, history, unseen, rules)) is not None}
+    assert [weights[LOWEST][code] for code in ("7H", "KH", "AH", "QS", "KS", "QC")] == [0, 0, 0, 0, 0, 6]
+    assert [weights[EASY][code] for code in ("7H", "KH", "AH", "QS", "KS", "QC")] == [6, 6, 6, 0, 0, 6]  # trumps kept
 
 
 def test_too_few_telling_moves_are_not_trusted() -> None:
@@ -130,27 +165,34 @@ def test_too_few_telling_moves_are_not_trusted() -> None:
     assert durak_ai.trusted_reading(view, history, unseen) is None
 
 
+def lowest(view: Any) -> dict[str, Any]:
+    return durak_ai.lowest_rules_move([a for a in view["legal_actions"] if a["type"] != "resign"],
+                                      view["state"]["trump_suit"])
+
+
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), both_easy=st.booleans())
-def test_easy_is_always_read_and_its_hand_always_fits(seed: int, both_easy: bool) -> None:
-    """Whatever the deal (`new_game`'s, with its first attacker), at every move, the reading of an `easy` seat by
-    its opponent, a `random` seat or another `easy`, exists and allows the hand `easy` really holds (the cards the
-    reading seat has not seen)."""
+@given(seed=st.integers(0, 2**31 - 1), both=st.booleans(), rules=st.sampled_from([EASY, LOWEST]))
+def test_a_rule_bot_is_always_read_and_its_hand_always_fits(seed: int, both: bool, rules: RuleBot) -> None:
+    """Whatever the deal (`new_game`'s, with its first attacker), at every move, the reading of an `easy` (or
+    `lowest`) seat by its opponent, a `random` seat or another of its kind, exists and allows the hand it really
+    holds (the cards the reading seat has not seen)."""
     rng = random.Random(seed)
     state = capabilities(durak).with_ai_seats(durak.new_game(2, durak.parse_options({}), seed=seed), range(2))
-    levels = ("easy", "easy") if both_easy else (("easy", "random") if seed % 2 else ("random", "easy"))
+    bot = rules.name
+    levels = (bot, bot) if both else ((bot, "random") if seed % 2 else ("random", bot))
     histories: list[list[Any]] = [[], []]
     version = 1
     while durak.result(state) is None:
         for viewer in (0, 1):
-            if levels[1 - viewer] == "easy":
+            if levels[1 - viewer] == bot:
                 view = seat_view("durak", state, viewer, histories[viewer])
                 _, known, unseen = durak_ai._unseen(view, histories[viewer])
-                read = read_opponent(view, histories[viewer], unseen)
+                read = read_opponent(view, histories[viewer], unseen, rules)
                 assert read is not None
                 assert read.fits(card.code for card in state.hands[1 - viewer] if card.code not in known)
         (seat,) = durak.to_act(state)
-        action = choose_action(seat_view("durak", state, seat, histories[seat]), levels[seat], rng)
+        view = seat_view("durak", state, seat, histories[seat])
+        action = lowest(view) if levels[seat] == "lowest" else choose_action(view, levels[seat], rng)
         assert action is not None
         state, events = durak.apply(state, seat, action)
         version += 1
@@ -158,10 +200,11 @@ def test_easy_is_always_read_and_its_hand_always_fits(seed: int, both_easy: bool
             histories[viewer].extend(history_entry(version, event, viewer) for event in events)
 
 
-def test_a_rule_broken_by_a_shown_card_it_later_played_is_seen() -> None:
-    """Seat 1 attacks first with its lowest trump 7D shown (durak.md §2.6) but opens with 9D, where `easy` opens
-    with 7D; it takes nothing back and plays 7D in bout 2. It held 7D all along, so the opening broke `easy`'s rule
-    even though 7D is no longer in its hand: it is not read."""
+@pytest.mark.parametrize("rules", [EASY, LOWEST])
+def test_a_rule_broken_by_a_shown_card_it_later_played_is_seen(rules: RuleBot) -> None:
+    """Seat 1 attacks first with its lowest trump 7D shown (durak.md §2.6) but opens with 9D, where `easy` and
+    `lowest` open with 7D; it takes nothing back and plays 7D in bout 2. It held 7D all along, so the opening broke
+    their rule even though 7D is no longer in its hand: it is read neither way."""
     # seat 0 is dealt 6S..JS, seat 1 the trumps 7D 9D 10D JD QD KD; the indicator is 6D
     deck = cards(" ".join(stacked_deck("durak", "6S 7D 7S 9D 8S 10D 9S JD 10S QD JS KD 6D")))
     state = durak.new_game(2, durak.parse_options({}), deck, seed=0)
@@ -176,8 +219,7 @@ def test_a_rule_broken_by_a_shown_card_it_later_played_is_seen() -> None:
         state, events = durak.apply(state, seat, action)
         history.extend(history_entry(version, event, 0) for event in events)
     view = seat_view("durak", state, 0, history)
-    assert read_opponent(view, history, durak_ai._unseen(view, history)[2]) is None
-
+    assert read_opponent(view, history, durak_ai._unseen(view, history)[2], rules) is None
 
 
 @pytest.mark.parametrize(("kind", "field", "value"), [
