@@ -19,7 +19,7 @@ Flask-free: the worker's sweep prunes them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import cast
 
 import redis
@@ -100,16 +100,26 @@ class LobbyIndexes:
                 pipe.zrem(self.swept_key, record.game_id)
             pipe.execute()
 
-    def index_swept(self, records: list[GameRecord]) -> None:
-        """Put the active `records` the sweep looks at (`swept`) in its index, as `index` does when they start.
+    def swept_entry(self, record: GameRecord) -> float | None:
+        """The score of `record`'s game in the sweep's index (its keys' expiry time), or None: it belongs not there.
 
-        The sweep's look at every active game does this (worker/sweeper.py): an index write lost to an outage, or a
-        game that started before the index existed, is then looked at again.
+        It belongs there while it is active and `swept`.
         """
-        entries = {record.game_id: time.time() + self.ttl_of(record) for record in records
-                   if record.status == Status.ACTIVE and swept(record)}
-        if entries:
-            self.client.zadd(self.swept_key, entries)
+        return time.time() + self.ttl_of(record) if record.status == Status.ACTIVE and swept(record) else None
+
+    def correct_swept(self, add: Mapping[str, float], drop: Collection[str]) -> None:
+        """Put the games of `add` (id -> score, `swept_entry`) in the sweep's index and take those of `drop` out.
+
+        The sweep does this with what it read (worker/sweeper.py): a game whose index write was lost to an outage,
+        or that started before the index existed, is looked at again, and one that ended while a sweep put it back,
+        or whose write that took it out was lost, is left alone again.
+        """
+        with self.client.pipeline(transaction=False) as pipe:
+            if add:
+                pipe.zadd(self.swept_key, dict(add))
+            if drop:
+                pipe.zrem(self.swept_key, *drop)
+            pipe.execute()
 
     def prune(self, batch: int = 500) -> int:
         """Drop expired games from every index, at most `batch` per index; returns how many entries were dropped.

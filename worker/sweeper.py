@@ -51,7 +51,6 @@ from rq.worker import WorkerStatus
 
 from service.config import lifetimes
 from service.matchmaking import Matchmaker
-from service.records import GameRecord
 from service.redis_clients import STORE_ERRORS, UntilRedisAnswers
 from service.scheduling import Queues, queue_shard
 from service.store import GameNotFound, GameStore
@@ -333,8 +332,9 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     `queue` is on the queue Redis `shard` = (index, count) (service/scheduling.py `queue_shard`); one of its workers
     sweeps each interval. The games' indexes are pruned once per `interval` across the workers of all the queue Redis.
     With one queue Redis, both are the one lock `<prefix>:sweep-lock`. The games looked at are those of the sweep's
-    index (`LobbyIndexes.swept_game_ids`), and once per `FULL_SWEEP_SECONDS` per queue Redis every active game, the
-    index then written again for them (`LobbyIndexes.index_swept`). The games are read `GameStore.LOAD_BATCH` to a
+    index (`LobbyIndexes.swept_game_ids`), and once per `FULL_SWEEP_SECONDS` per queue Redis every active game; the
+    index is put right from what was read (`LobbyIndexes.correct_swept`: a full sweep adds the games it lacks, every
+    sweep drops those no longer active). The games are read `GameStore.LOAD_BATCH` to a
     round trip. Returns the `(game_id, seat)` of the AI turns revived.
     """
     index, count = shard
@@ -352,10 +352,13 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # seats it at once). A table that cannot be seated is logged and counted there, never raised: the revivals
     # below must run every interval
     Matchmaker.configured(store).fall_back_due(queues, shard)
-    full = store.client.set(f"{lock}:full:{index}", 1, nx=True, px=max(1, int(FULL_SWEEP_SECONDS * 1000) - 100))
+    # a full sweep is due when none ended within FULL_SWEEP_SECONDS: one cut short (a killed worker) is done again
+    done_key = f"{lock}:full:{index}"
+    full = not store.client.exists(done_key)
     game_ids = [game_id for game_id in (store.lobby.active_game_ids() if full else store.lobby.swept_game_ids())
                 if count == 1 or queue_shard(game_id, count) == index]  # else another queue Redis's workers sweep it
-    read: list[GameRecord] = []
+    add: dict[str, float] = {}
+    drop: list[str] = []
     for game_id, load in store.load_each(game_ids):
         try:
             record = load()
@@ -365,10 +368,14 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
         except (KeyError, TypeError, ValueError):  # a record this version cannot read must not stop the others
             log.exception("sweep: cannot read the record of game %s", game_id)
             continue
-        if full:
-            read.append(record)
+        entry = store.lobby.swept_entry(record)
+        if entry is None:
+            drop.append(game_id)  # ended (or never belonged): no longer looked at every interval
+        elif full:
+            add[game_id] = entry
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
         revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
+    store.lobby.correct_swept(add, drop)
     if full:
-        store.lobby.index_swept(read)
+        store.client.set(done_key, 1, px=max(1, int(FULL_SWEEP_SECONDS * 1000) - 100))
     return revived

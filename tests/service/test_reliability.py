@@ -264,6 +264,41 @@ def test_between_full_sweeps_the_sweep_reads_only_games_it_may_revive_a_turn_in(
     assert game_id not in store.lobby.swept_game_ids()
 
 
+def test_a_game_put_back_in_the_sweeps_index_after_it_ended_is_dropped_by_the_next_sweep(api: Api) -> None:
+    """A full sweep adds what it read while active; a game that ended meanwhile (its own index write took it out
+    first), or whose write taking it out was lost, is in the index again: the next sweep reads it and drops it."""
+    store, queue = api.services.store, api.services.queues[0]
+    sweep(store, queue, interval=0.2)  # the full sweep first
+    game_id, token = swept_games(api)["clocked"]
+    assert api.act(game_id, token, {"type": "resign"}).status_code == 200
+    store.client.zadd(store.lobby.swept_key, {game_id: time.time() + 3600})
+    time.sleep(0.25)
+    sweep(store, queue, interval=0.2)
+    assert game_id not in store.lobby.swept_game_ids()
+
+
+def test_a_full_sweep_cut_short_is_done_again_at_the_next_interval(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The full sweep counts as done once it ends: one that Redis cut short (or a killed worker) is done again."""
+    store, queue = api.services.store, api.services.queues[0]
+    swept_games(api)
+    failing = iter([redis.ConnectionError("lost")])
+
+    def revive_or_fail(*args: Any) -> None:
+        error = next(failing, None)
+        if error is not None:
+            raise error
+
+    monkeypatch.setattr("worker.sweeper.revive_timeouts", revive_or_fail)
+    sizes = pipelined_batches(store, monkeypatch)
+    with pytest.raises(redis.ConnectionError):
+        sweep(store, queue, interval=0.2)
+    time.sleep(0.25)
+    sweep(store, queue, interval=0.2)
+    time.sleep(0.25)
+    sweep(store, queue, interval=0.2)
+    assert sizes == [4, 4, 3]  # full, full again, then the index only
+
+
 def test_a_full_sweep_indexes_again_an_ai_game_whose_index_write_was_lost(api: Api, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """An AI game missing from the sweep's index (its write lost to an outage, or it started before the index
     existed) is not looked at between full sweeps; the next full sweep revives its lost turn and indexes it."""
