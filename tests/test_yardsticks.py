@@ -139,9 +139,10 @@ def test_a_fast_rollout_is_the_public_rules_rollout(game_id: str) -> None:
     results = []
     for seed in range(40):
         _, state, _ = random_position(game_id, 2000 + seed, steps=seed * 3 % 50)
-        public, fast = random.Random(seed), random.Random(seed)
-        expected = public_rollout(game, 2, state, public, ROLLOUT_LIMIT)
-        assert FAST_ROLLOUTS[game_id](state, fast, ROLLOUT_LIMIT) == expected
-        assert fast.getstate() == public.getstate()  # as many draws: the same moves, to the same end
-        results.append(tuple(expected))
-    assert {(1.0, 0.0), (0.0, 1.0)} <= set(results)  # games won by either seat, not one outcome throughout
+        for limit in (ROLLOUT_LIMIT, 1 + seed % 7):  # to the end, and cut off after a few moves (a draw)
+            public, fast = random.Random(seed), random.Random(seed)
+            expected = public_rollout(game, 2, state, public, limit)
+            assert FAST_ROLLOUTS[game_id](state, fast, limit) == expected
+            assert fast.getstate() == public.getstate()  # as many draws: the same moves, to the same end
+            results.append(tuple(expected))
+    assert {(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)} <= set(results)  # either seat won, and cut-offs were drawn
