@@ -327,9 +327,7 @@ def test_the_search_makes_the_recorded_choices() -> None:
     call moved before the search (issue 45, engine/games/talmut/players.py `root_actions`, `search_first`): its three
     views holding such a card were recorded anew (two of them a different move). Tadmur's root then weighed only the
     placements that hide the target best (issue 44, engine/games/tadmur/players.py `least_exposed`): its two views
-    whose visits that changed were recorded anew (one of them a different move). Durak's search then read an opponent
-    that plays `lowest`'s way too (issue 44, engine/games/durak/reading.py `LOWEST`): its one view whose opponent's
-    random moves fit `lowest`'s rules was recorded anew (a different move, `done` for `attack` 8H).
+    whose visits that changed were recorded anew (one of them a different move).
     """
     recorded = json.loads(Path(__file__).with_name("search_choices.json").read_text())
     assert len(recorded) == 24

@@ -165,7 +165,9 @@ TRUSTED_AFTER = 3
 """Moves of the opponent that must each have ruled out, a `RuleBot`'s way, a card whose place the seat does not
 know, before the search reads it as that bot (`durak_reading.Reading.moves`)."""
 READ_AS = (EASY, LOWEST)
-"""The ways an opponent is read by, the first that fits first (reading.py)."""
+"""The ways an opponent is read by, in turn: the next only once the history refutes the one before (reading.py).
+What `easy`'s way rules out holds of `lowest` too, and `lowest`'s rules out more: read first as `lowest`, an `easy`
+opponent that took while holding trumps it keeps was found to hold none."""
 _RULE_MOVES: dict[RuleBot, Callable[[Sequence[Action], str, int], Action]] = {
     EASY: _rules_move,
     LOWEST: lambda actions, trump, stock: lowest_rules_move(actions, trump),
@@ -179,16 +181,17 @@ def trusted_reading(
     """What the opponent's moves tell of its hidden hand, if it has played as `easy` or `lowest` plays (reading.py).
 
     None, so that the search guesses uniformly and weighs every move of the opponent, unless every move of it the
-    seat saw was one such a bot (`READ_AS`, the first that fits) could make and at least `TRUSTED_AFTER` of them
-    ruled cards out; None too once the stock is empty (the seat then knows every card). `unseen` are the cards the
-    seat has not seen (`_unseen`). With the reading, the way it was read by.
+    seat saw was one such a bot could make and at least `TRUSTED_AFTER` of them ruled cards out; None too once the
+    stock is empty (the seat then knows every card). The bots are tried in `READ_AS`' order, and one whose reading
+    the history does not refute is the answer, trusted or not. `unseen` are the cards the seat has not seen
+    (`_unseen`). With the reading, the way it was read by.
     """
     if view["state"]["stock_size"] == 0:
         return None  # every card is known: nothing to read
     for rules in READ_AS:
         reading = read_opponent(view, history, unseen, rules)
-        if reading is not None and reading.moves >= TRUSTED_AFTER:
-            return reading, rules
+        if reading is not None:
+            return (reading, rules) if reading.moves >= TRUSTED_AFTER else None
     return None
 
 

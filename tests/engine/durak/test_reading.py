@@ -263,3 +263,34 @@ def test_a_tie_in_cost_rules_out_the_cards_first_in_hand_order() -> None:
     assert [weights[code] for code in ("6D", "6C", "7S", "7C", "8H")] == [0, 0, 0, 6, 6]
     assert not read.fits(["7S", "9C", "10C", "QD", "JH"])
     assert read.fits(["7C", "9C", "10C", "QD", "JH"])
+
+
+def test_an_opponent_easys_way_still_reads_is_never_trusted_as_lowest() -> None:
+    """What `easy`'s way rules out holds of `lowest` too, and `lowest`'s rules out more: an `easy` opponent read as
+    `lowest` is found to hold no trump after a take it made holding trumps it keeps. So `lowest`'s reading is
+    tried only once the history refutes `easy`'s (`READ_AS`), and not where `easy`'s counts too few telling moves
+    (`easy` against `random`, seed 12 among these: there `lowest`'s counted 3 and `easy`'s 2)."""
+    tempting = 0
+    for seed in range(10, 16):
+        rng = random.Random(seed)
+        state = capabilities(durak).with_ai_seats(durak.new_game(2, durak.parse_options({}), seed=seed), range(2))
+        histories: list[list[Any]] = [[], []]
+        version = 1
+        while durak.result(state) is None:
+            (seat,) = durak.to_act(state)
+            view = seat_view("durak", state, seat, histories[seat])
+            if seat == 1 and view["state"]["stock_size"] > 0:  # the `random` seat reads the `easy` one
+                unseen = durak_ai._unseen(view, histories[1])[2]
+                as_easy = read_opponent(view, histories[1], unseen, EASY)
+                as_lowest = read_opponent(view, histories[1], unseen, LOWEST)
+                trusted = durak_ai.trusted_reading(view, histories[1], unseen)
+                if as_easy is not None:
+                    assert trusted is None or trusted[1] == EASY
+                    tempting += as_easy.moves < durak_ai.TRUSTED_AFTER <= (as_lowest.moves if as_lowest else 0)
+            action = choose_action(view, ("easy", "random")[seat], rng)
+            assert action is not None
+            state, events = durak.apply(state, seat, action)
+            version += 1
+            for viewer in (0, 1):
+                histories[viewer].extend(history_entry(version, event, viewer) for event in events)
+    assert tempting > 0  # positions where `lowest`'s reading alone would have been trusted
