@@ -352,9 +352,9 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
     # seats it at once). A table that cannot be seated is logged and counted there, never raised: the revivals
     # below must run every interval
     Matchmaker.configured(store).fall_back_due(queues, shard)
-    # a full sweep is due when none ended within FULL_SWEEP_SECONDS: one cut short (a killed worker) is done again
-    done_key = f"{lock}:full:{index}"
-    full = not store.client.exists(done_key)
+    # a full sweep is due when none began within FULL_SWEEP_SECONDS, whatever became of it: marked when it ended, a
+    # long one (more games than an interval reads) would begin again at every interval, and a failing one at each
+    full = store.client.set(f"{lock}:full:{index}", 1, nx=True, px=max(1, int(FULL_SWEEP_SECONDS * 1000) - 100))
     game_ids = [game_id for game_id in (store.lobby.active_game_ids() if full else store.lobby.swept_game_ids())
                 if count == 1 or queue_shard(game_id, count) == index]  # else another queue Redis's workers sweep it
     add: dict[str, float] = {}
@@ -376,6 +376,4 @@ def sweep(store: GameStore, queue: Queue, interval: float, shard: tuple[int, int
         revived += [(game_id, seat) for seat in revive_ai_turns(store, queues, record)]
         revive_timeouts(store, queues[0], record, lifetimes()["AI_JOB_STALE_SECONDS"])
     store.lobby.correct_swept(add, drop)
-    if full:
-        store.client.set(done_key, 1, px=max(1, int(FULL_SWEEP_SECONDS * 1000) - 100))
     return revived
