@@ -94,7 +94,7 @@ class LobbyIndexes:
                         pipe.zadd(index, {record.game_id: expires})
                     else:
                         pipe.zrem(index, record.game_id)
-            if record.status == Status.ACTIVE and swept(record):
+            if self.swept_entry(record) is not None:
                 pipe.zadd(self.swept_key, {record.game_id: expires})
             elif Status.ACTIVE in earlier:
                 pipe.zrem(self.swept_key, record.game_id)
